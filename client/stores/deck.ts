@@ -131,8 +131,8 @@ interface DeckState {
  */
 export const MATCH_PHOTO_WAIT_MS = 300;
 /**
- * The overlays' photos loaded (or waited for), by address, each with its image kept, so that the
- * browser keeps it decoded for the overlay: true once ready.
+ * The photos of the matches waiting, loaded (or waited for), by address, each with its image kept, so
+ * that the browser keeps it decoded until its overlay shows it: true once ready.
  */
 const matchPhotos = new Map<string, [HTMLImageElement, boolean]>();
 const photoOf = (match: MatchOverlay) => match.image && thumbnail(match.image);
@@ -196,7 +196,10 @@ export const useDeck = create<DeckState>()((set, get) => {
     const image = new Image();
     const ready = () => {
       clearTimeout(timer);
-      matchPhotos.set(photo, [image, true]);
+      const entry = matchPhotos.get(photo);
+      // Ready once: the load's end and the wait's, whichever comes first; none for a match shown or dropped by a sign-out.
+      if (!entry || entry[1]) return;
+      entry[1] = true;
       showNextMatch();
     };
     const timer = setTimeout(ready, MATCH_PHOTO_WAIT_MS);
@@ -212,6 +215,8 @@ export const useDeck = create<DeckState>()((set, get) => {
     if (!next || get().match || (photo && !matchPhotos.get(photo)?.[1])) return;
     buzzForMatch();
     set({ match: next, matchesWaiting: rest, matchTimer: closeMatchInTime() });
+    // Shown: its image is the overlay's now, no longer kept here (a party's matches would pile up).
+    if (photo) matchPhotos.delete(photo);
   }
 
   /**
