@@ -332,7 +332,7 @@ export class Attendee {
     const conversation = this.conversations.get(conversationId)!;
     const clientId = randomUUID();
     tally.seq += 1;
-    tally.messages.set(clientId, { sender: this, recipient: conversation.other, conversationId, seq: tally.seq, at: 0, answered: false, acked: false, delivered: false });
+    tally.messages.set(clientId, { recipient: conversation.other, conversationId, seq: tally.seq, at: 0, answered: false, acked: false, delivered: false });
     tally.counts.sent += 1;
     this.unacked.add(clientId);
     this.emitMessage(clientId);

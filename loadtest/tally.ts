@@ -3,16 +3,14 @@
  * until each is accounted for, the live figures of the progress display, and the result they make at
  * the end.
  */
-import type { Attendee } from './attendee';
 import { Histogram } from './histogram';
 import type { MatchOverlays } from './overlays';
-import type { PartyResult, Progress } from './party';
 import type { Rest } from './rest';
+import type { PartyResult, Progress } from './result';
 
 const SECOND = 1000;
 
 export interface SentMessage {
-  sender: Attendee;
   recipient: number;
   conversationId: number;
   seq: number;

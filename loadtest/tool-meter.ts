@@ -7,8 +7,8 @@ import { runInNewContext } from 'node:vm';
 import { eventLoopDelay } from './event-loop-delay';
 import { Histogram } from './histogram';
 import { LeanSocket } from './lean-socket';
-import type { PartyResult } from './party';
 import type { Rest } from './rest';
+import type { PartyResult } from './result';
 import type { Tally } from './tally';
 
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;

@@ -3,7 +3,6 @@
  * asked, in order (so by deadline), each given up as the app gives it up.
  */
 import { SEND_ACK_TIMEOUT_MS } from '../shared/constants';
-import type { Attendee } from './attendee';
 import type { Tally } from './tally';
 
 const SECOND = 1000;
@@ -17,9 +16,17 @@ const SECOND = 1000;
  */
 const UNANSWERED_MS = SEND_ACK_TIMEOUT_MS + 2000;
 
+/** What of a phone (an attendee) giving up on an ask reads and changes. */
+export interface Phone {
+  readonly socket: { readonly connected: boolean; drop(): void };
+  /** How many of its connections have ended: an ask belongs to the connection it went out on. */
+  readonly connectionsEnded: number;
+  presencePending: number;
+}
+
 /** A `presence:list` asked: answered, given up after UNANSWERED_MS, or let go with its connection. */
 export interface PresenceAsk {
-  attendee: Attendee;
+  attendee: Phone;
   /** The `connectionsEnded` of its phone when it was asked. */
   connection: number;
   at: number;
@@ -28,7 +35,7 @@ export interface PresenceAsk {
 
 export class Unanswered {
   /** Every `message:send` emitted, in order (so by deadline), from `awaitingFrom` on: `giveUp` reads them. */
-  private awaiting: Array<{ attendee: Attendee; clientId: string; at: number }> = [];
+  private awaiting: Array<{ attendee: Phone; clientId: string; at: number }> = [];
   private awaitingFrom = 0;
   /** Every `presence:list` asked, in order (so by deadline), from `presenceAsksFrom` on: `giveUp` reads them too. */
   private presenceAsks: PresenceAsk[] = [];
@@ -47,7 +54,7 @@ export class Unanswered {
   }
 
   /** A `message:send` emitted at `at`. */
-  sent(attendee: Attendee, clientId: string, at: number) {
+  sent(attendee: Phone, clientId: string, at: number) {
     this.awaiting.push({ attendee, clientId, at });
   }
 
