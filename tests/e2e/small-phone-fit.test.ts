@@ -4,7 +4,7 @@
  * with the buttons beside it, the chats' search placeholder whole, "Mis eventos" on one line, a
  * report's two decisions inside the page, and the activity table holding its dates while it scrolls
  * sideways; pages that stay still as slow answers come, the e-mail
- * banner among them, and the deck under the event bar's held room in English on a 390 px phone too.
+ * banner among them (three short lines at 360 px, in both languages), and the deck under the event bar's held room in English on a 390 px phone too.
  * And at 320 px with the text at 200 %: the landing page's header, headings and
  * footer, the bottom navigation and the e-mail banner, whole on the screen.
  */
@@ -383,6 +383,24 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     expect(await banner.count()).toBe(banners);
     expect((await box(join)).y).toBe(first);
     expect(await layoutShift(page)).toBeLessThanOrEqual(0.1);
+    if (banners) {
+      // Over the deck and the chats on a 360 × 740 phone, three short lines, its words whole, in both
+      // languages: the title with Resend and ×, then the address. It took 88 px, the buttons' line 44;
+      // they keep their 44 px, reaching over the lines beside theirs.
+      await page.setViewportSize(SIZES[1]);
+      for (const language of [es, en]) {
+        if (language === en) await page.getByRole('button', { name: /^EN,/ }).click();
+        await banner.getByText(language['app.verifyTitle']).waitFor();
+        expect((await box(banner)).height).toBeLessThanOrEqual(72);
+        expect(await spills(page, '.verify-banner')).toEqual([]);
+        for (const button of await banner.getByRole('button').all()) {
+          const { x, y, width, height } = await box(button);
+          expect(height).toBeGreaterThanOrEqual(44);
+          // Their foot theirs too, over the address's line.
+          expect(await button.evaluate((element, { left, top }) => document.elementFromPoint(left, top) === element, { left: x + width / 2, top: y + height - 2 })).toBe(true);
+        }
+      }
+    }
     await context.close();
   });
 
