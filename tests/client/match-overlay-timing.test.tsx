@@ -49,7 +49,11 @@ const wait = (ms: number) => act(() => vi.advanceTimersByTimeAsync(ms));
 /** Long enough for one overlay to go and the next to come: far less than one's time on screen. */
 const A_MOMENT = 20;
 
-describe('the match overlay’s time on screen', () => {
+/**
+ * Each test of the suite with the app on its deck page, hearing the socket, on fake timers from then on
+ * (`hushErrors`: with the console's errors silenced meanwhile); all of it put back after.
+ */
+function theAppHearing({ hushErrors = false } = {}) {
   beforeEach(async () => {
     localStorage.setItem('language_code', 'en');
     await initLanguage();
@@ -60,7 +64,7 @@ describe('the match overlay’s time on screen', () => {
     );
     await screen.findByRole('heading', { name: 'Deck' });
     vi.useFakeTimers();
-    vi.spyOn(console, 'error').mockImplementation(() => {});
+    if (hushErrors) vi.spyOn(console, 'error').mockImplementation(() => {});
     api.emptyConversations.mockResolvedValue({ results: [] });
     api.startedConversations.mockResolvedValue({ results: [] });
     startRealtime('token');
@@ -73,9 +77,13 @@ describe('the match overlay’s time on screen', () => {
     useConversations.getState().reset();
     vi.useRealTimers();
     vi.resetAllMocks();
-    vi.mocked(console.error).mockRestore();
+    if (hushErrors) vi.mocked(console.error).mockRestore();
     localStorage.clear();
   });
+}
+
+describe('the match overlay’s time on screen', () => {
+  theAppHearing({ hushErrors: true });
 
   it('counts its time from when the page comes into view, not from a match heard with the phone away', async () => {
     comeBack('hidden');
@@ -191,34 +199,17 @@ describe('the other’s photo on the match overlay', () => {
   /** The other's photo on the overlay on screen. */
   const photoShown = () => document.querySelectorAll('.match-overlay img')[1]?.getAttribute('src');
 
-  beforeEach(async () => {
+  beforeEach(() => {
     HTMLImageElement.prototype.decode = function (this: HTMLImageElement) {
       return new Promise<void>((done, fail) => decodes.set(this.src, { done, fail: () => fail(new Error('EncodingError')) }));
     };
-    localStorage.setItem('language_code', 'en');
-    await initLanguage();
-    render(
-      <Suspense fallback={null}>
-        <App />
-      </Suspense>,
-    );
-    await screen.findByRole('heading', { name: 'Deck' });
-    vi.useFakeTimers();
-    api.emptyConversations.mockResolvedValue({ results: [] });
-    api.startedConversations.mockResolvedValue({ results: [] });
-    startRealtime('token');
   });
   afterEach(() => {
-    stopRealtime();
-    cleanup();
-    useDeck.getState().reset();
-    useConversations.getState().reset();
-    vi.useRealTimers();
-    vi.resetAllMocks();
-    localStorage.clear();
     decodes.clear();
     delete (HTMLImageElement.prototype as Partial<HTMLImageElement>).decode;
   });
+  // After the decode's stub (the app's hooks run after it, and are undone before it).
+  theAppHearing();
 
   it('shows as soon as the photo it shows is decoded, and for its full time from then', async () => {
     hear('match:new', matchWith(7, 'Pablo', '/media/pablo.jpg'));
