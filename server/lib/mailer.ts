@@ -8,6 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
 import { serverText } from '../../shared/i18n/server-messages';
 import { Conflict, ServiceUnavailable } from '../errors';
+import { inFlight } from './turns';
 
 export interface MailMessage {
   to: string;
@@ -154,16 +155,14 @@ export function createMailer(options: {
       })
     : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   const turns = queue(connections);
-  const inFlight = new Set<Promise<void>>();
+  const inBackground = inFlight();
   const shutdown = new AbortController();
   // Every e-mail waiting for a connection listens for the shutdown (`queue`), as does every send's
   // deadline: a crowd signing up at once is a long line, not the leak Node warns of past ten listeners.
   setMaxListeners(Infinity, shutdown.signal);
   // Set for the work started with `later`: its messages are tried again.
   const background = new AsyncLocalStorage<true>();
-  const idle = async () => {
-    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-  };
+  const idle = inBackground.settled;
 
   async function send(message: MailMessage) {
     try {
@@ -249,8 +248,7 @@ export function createMailer(options: {
           } else options.log.error({ err: error }, 'e-mail could not be sent');
         },
       );
-      inFlight.add(running);
-      void running.finally(() => inFlight.delete(running));
+      inBackground.track(running);
     },
     idle,
     async drain() {

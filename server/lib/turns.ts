@@ -14,3 +14,25 @@ export function turnsByKey<K>() {
     return turn;
   };
 }
+
+/**
+ * Work that runs on beside what started it, which a close waits for: `track` holds each piece until it
+ * has settled (its failure is for its caller to handle), and `settled` waits until none is left, the
+ * pieces started meanwhile too.
+ */
+export function inFlight() {
+  const running = new Set<Promise<void>>();
+  return {
+    track(work: Promise<unknown>) {
+      const settled = work.then(
+        () => {},
+        () => {},
+      );
+      running.add(settled);
+      void settled.then(() => running.delete(settled));
+    },
+    async settled() {
+      while (running.size > 0) await Promise.all(running);
+    },
+  };
+}

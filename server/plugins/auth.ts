@@ -7,6 +7,7 @@ import { AccountSuspended, NotAuthenticated } from '../errors';
 import { addressOf, type LimitName, userSubject } from '../lib/limits';
 import { createTokenCache, type TokenCacheEntry } from '../lib/token-cache';
 import { hashToken, TOKEN_IDLE_LIFETIME_MS } from '../lib/tokens';
+import { inFlight } from '../lib/turns';
 import { serverText } from '../../shared/i18n/server-messages';
 
 export interface AuthUser {
@@ -104,19 +105,16 @@ export default fp(
     const revocationListeners: Array<(tokenHash: string) => void | Promise<void>> = [];
 
     // Reads of tokens in use, beside the requests they came with; awaited on close.
-    const refreshes = new Set<Promise<void>>();
+    const refreshes = inFlight();
     const refresh = (hash: string) => {
       const readAt = Date.now();
       const read = findTokenOwner(app.db, hash).then(
         (found) => (found && !found.endedByBan ? cache.confirm(hash, readAt) : cache.forget(hash)),
         (error: unknown) => app.log.warn({ err: error }, 'could not read a token again; it lapses at the end of its trust'),
       );
-      refreshes.add(read);
-      void read.finally(() => refreshes.delete(read));
+      refreshes.track(read);
     };
-    app.addHook('onClose', async () => {
-      await Promise.all(refreshes);
-    });
+    app.addHook('onClose', refreshes.settled);
 
     /** Records the user's activity and the token's use when they are due, and notes it in the entry. */
     const noteUse = (hash: string, entry: TokenCacheEntry) => {

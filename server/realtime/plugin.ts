@@ -6,7 +6,7 @@ import { createMessageBatcher } from '../features/conversations/message-batcher'
 import { createEventLive, type EventLive } from '../features/events/live';
 import { createHandlers } from './handlers';
 import { createPresence } from './presence';
-import { turnsByKey } from '../lib/turns';
+import { inFlight, turnsByKey } from '../lib/turns';
 import { createRedisFanout } from './redis';
 import { revokedElsewhere } from './revocation';
 import { answerRefusalsInEnvelope, refuseUpgradesElsewhere } from './refusals';
@@ -65,15 +65,10 @@ export default fp(
     refuseUpgradesElsewhere(app.server, SOCKET_PATH, headers);
 
     let accepting = true;
-    const inFlight = new Set<Promise<unknown>>();
-    const track = (work: Promise<unknown>) => {
-      const settled = work.catch((error: unknown) => app.log.error({ err: error }, 'realtime task failed'));
-      inFlight.add(settled);
-      void settled.finally(() => inFlight.delete(settled));
-    };
-    const drain = async () => {
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-    };
+    const tasks = inFlight();
+    const track = (work: Promise<unknown>) =>
+      tasks.track(work.catch((error: unknown) => app.log.error({ err: error }, 'realtime task failed')));
+    const drain = tasks.settled;
 
     /**
      * A user's open sockets on every instance (this instance's alone while the others cannot answer).

@@ -1,5 +1,6 @@
 import { createShardedAdapter } from '@socket.io/redis-adapter';
 import { type Redis, REDIS_COMMAND_TIMEOUT_MS, type RedisClient, withTimeout } from '../lib/redis';
+import { inFlight } from '../lib/turns';
 
 /** The adapter always subscribes in buffer mode. */
 type Listener = Parameters<RedisClient['sSubscribe']>[1];
@@ -101,16 +102,14 @@ export function createRedisFanout(redis: Redis, options: { tracksPublishes?: boo
   });
 
   /** Publishes not answered yet (`settled`). */
-  const publishing = new Set<Promise<unknown>>();
+  const publishing = inFlight();
   const pubFacade = {
     sSubscribe: () => Promise.resolve(),
     sPublish(channel: string, payload: string | Buffer) {
       if (!pub.isReady) return Promise.reject(new Error('redis is not connected'));
       const published = withTimeout(pub.sPublish(channel, payload), REDIS_COMMAND_TIMEOUT_MS, 'SPUBLISH');
       if (!options.tracksPublishes) return published;
-      const done = published.then(() => {}, () => {});
-      publishing.add(done);
-      void done.finally(() => publishing.delete(done));
+      publishing.track(published);
       return published;
     },
     sendCommand(args: string[]) {
@@ -144,7 +143,7 @@ export function createRedisFanout(redis: Redis, options: { tracksPublishes?: boo
       await withTimeout(done, SUBSCRIBE_WAIT_MS, 'SSUBSCRIBE').catch(() => {});
     },
     async settled() {
-      await Promise.all([...pending.values(), ...publishing]);
+      await Promise.all([...pending.values(), publishing.settled()]);
     },
   };
 }

@@ -9,7 +9,7 @@ import type { Db, DbOrTx } from '../../db/client';
 import { checkoutSessions, users } from '../../db/schema';
 import { Conflict, SessionEnded, ValidationError } from '../../errors';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
-import { turnsByKey } from '../../lib/turns';
+import { inFlight, turnsByKey } from '../../lib/turns';
 import { billingLock, NO_PLAN_DATES } from './billing';
 import { callStripe, expireCheckout, isMissing, isMissingCustomer, isStripeCustomer, keepCustomerLanguage } from './stripe-client';
 
@@ -345,18 +345,15 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
  */
 export function languageFollower(db: Db, stripe: Stripe) {
   const inTurn = turnsByKey<number>();
-  const running = new Set<Promise<void>>();
+  const running = inFlight();
   return {
     follow(userId: number, log: { warn(object: object, message: string): void }) {
       const work = inTurn(userId, () => followLanguage(db, stripe, userId)).catch((error: unknown) =>
         log.warn({ err: error, userId }, 'could not update a Stripe customer’s language'),
       );
-      running.add(work);
-      void work.finally(() => running.delete(work));
+      running.track(work);
     },
-    async settled() {
-      await Promise.all(running);
-    },
+    settled: running.settled,
   };
 }
 

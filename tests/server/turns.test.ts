@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { inFlight, turnsByKey } from '../../server/lib/turns';
+
+/** A promise and the hands that settle it. */
+function pending() {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Whether `promise` has settled once everything already queued has run. */
+async function hasSettled(promise: Promise<unknown>) {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
+
+describe('work in flight', () => {
+  it('is settled at once when nothing runs', async () => {
+    expect(await hasSettled(inFlight().settled())).toBe(true);
+  });
+
+  it('is settled once every piece has, those started while it waited too, failed or not', async () => {
+    const work = inFlight();
+    const first = pending();
+    const second = pending();
+    work.track(first.promise);
+    const settled = work.settled();
+    work.track(second.promise);
+    first.reject(new Error('refused'));
+    expect(await hasSettled(settled)).toBe(false);
+    second.resolve();
+    expect(await hasSettled(settled)).toBe(true);
+    // The failure was the caller's to hear: settling does not throw it.
+    await expect(settled).resolves.toBeUndefined();
+    await expect(first.promise).rejects.toThrow('refused');
+  });
+});
+
+describe('turns by key', () => {
+  it('starts a piece once the one before it of its key has settled, other keys meanwhile', async () => {
+    const inTurn = turnsByKey<string>();
+    const ana = pending();
+    const started: string[] = [];
+    const first = inTurn('ana', () => {
+      started.push('ana 1');
+      return ana.promise;
+    });
+    const second = inTurn('ana', async () => void started.push('ana 2'));
+    const other = inTurn('luz', async () => void started.push('luz'));
+    await other;
+    expect(started).toEqual(['ana 1', 'luz']);
+    ana.reject(new Error('failed'));
+    await expect(first).rejects.toThrow('failed');
+    await second;
+    expect(started).toEqual(['ana 1', 'luz', 'ana 2']);
+  });
+});
