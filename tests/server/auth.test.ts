@@ -346,7 +346,7 @@ describe.skipIf(!(await hasPostgres()))('a token in steady use on PostgreSQL', (
   const tokenReadsWaiting = async () => {
     const [row] = await observer<Array<{ count: number }>>`
       select count(*)::int as count from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock' and query ilike '%t.token_hash = $1%'`;
+      where datname = current_database() and wait_event_type = 'Lock' and query ilike '%t.token_hash = %'`;
     return row!.count;
   };
 
@@ -380,6 +380,27 @@ describe.skipIf(!(await hasPostgres()))('a token in steady use on PostgreSQL', (
       expect(await me(user.token)).toBe(200);
     } finally {
       await again.release();
+    }
+  });
+
+  it('reads the tokens that fall due together in one statement', { timeout: 30_000 }, async () => {
+    const people = await Promise.all([makeUser(server), makeUser(server), makeUser(server)]);
+    const start = Date.now();
+    expect(await Promise.all(people.map((person) => me(person.token)))).toEqual([200, 200, 200]);
+    // Every one of them due (past 70 % of the trust), none lapsed yet.
+    await sleep(start + 0.8 * TRUST_MS - Date.now());
+    const hold = await holdTokenReads();
+    try {
+      expect(await Promise.all(people.map((person) => me(person.token)))).toEqual([200, 200, 200]);
+      while ((await tokenReadsWaiting()) === 0) {
+        if (Date.now() > start + 5 * TRUST_MS) throw new Error('no read of the tokens came');
+        await sleep(20);
+      }
+      // Time for any read sent apart to reach the lock too.
+      await sleep(300);
+      expect(await tokenReadsWaiting()).toBe(1);
+    } finally {
+      await hold.release();
     }
   });
 });
