@@ -20,10 +20,15 @@ const TOO_YOUNG = 'You must be at least 18 years old.';
 const TOO_OLD = 'Enter a date of birth within the last 100 years.';
 const BAD_IMAGE_REFERENCE = 'Upload a valid image.';
 
-/** `YYYY-MM-DD` of today (UTC) shifted by whole years and days. */
+/**
+ * `YYYY-MM-DD` of today (UTC) shifted by whole years and days. On 29 February, a year without one
+ * has its 28th: the last date of birth old enough today (1 March is a day short of it).
+ */
 function dateFromToday(years: number, days = 0) {
   const today = new Date();
-  const date = new Date(Date.UTC(today.getUTCFullYear() + years, today.getUTCMonth(), today.getUTCDate() + days));
+  const year = today.getUTCFullYear() + years;
+  const monthDays = new Date(Date.UTC(year, today.getUTCMonth() + 1, 0)).getUTCDate();
+  const date = new Date(Date.UTC(year, today.getUTCMonth(), Math.min(today.getUTCDate(), monthDays) + days));
   return date.toISOString().slice(0, 10);
 }
 
