@@ -5,8 +5,10 @@
  * event's link shared, and End and Delete behind the app's own confirm sheets. Screenshots land in
  * tests/e2e/artifacts/host-*.png.
  */
+import { eq } from 'drizzle-orm';
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { events } from '../../server/db/schema';
 import { en } from '../../shared/i18n/en';
 import { format } from '../../shared/i18n/format';
 import { checkIn, makeEvent, setEventTimes, tokenFor } from '../helpers/events';
@@ -486,9 +488,23 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
     return { box: box!, shown: box!.y >= top!.y + top!.height && box!.y + box!.height <= bottom!.y };
   }
 
+  /** Whether the door's code is drawn inside the door's padding. */
+  const codeInsideDoor = (page: Page) =>
+    page.locator('.host-door .host-code').evaluate((code) => {
+      const door = code.closest('.host-door')!;
+      const padding = parseFloat(getComputedStyle(door).paddingLeft) + parseFloat(getComputedStyle(door).paddingRight);
+      const text = document.createRange();
+      text.selectNodeContents(code);
+      return text.getBoundingClientRect().width <= door.clientWidth - padding;
+    });
+
   it('puts the live count beside the QR on a laptop, and on one screen with the QR and the code on a phone', async () => {
     const { page } = tab;
-    const event = await makeEvent(app.server, organizer, { name: 'Harbour Lights', join_mode: 'code' });
+    // Its code the widest one its letters make, the same each run: a drawn one with a few Ws and Ms
+    // ran past a 360 px phone's edge (the page 386 px wide), where most fit.
+    const drawn = await makeEvent(app.server, organizer, { name: 'Harbour Lights', join_mode: 'code' });
+    await app.server.app.db.update(events).set({ code: 'WWWWWW' }).where(eq(events.id, drawn.id));
+    const event = { ...drawn, code: 'WWWWWW' };
     const guest = await makeCompletedUser(app.server, { name: 'Tomas', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Tomas' });
     await checkIn(app.server, guest, event.code);
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -501,6 +517,7 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
       const live = await between(page, '.host-live');
       await shot(page, '08-laptop-1280x800');
       expect({ qr: qr.shown, live: live.shown }).toEqual({ qr: true, live: true });
+      expect(await codeInsideDoor(page)).toBe(true);
       // Side by side, the count to the right of the door.
       expect(live.box.x).toBeGreaterThan(qr.box.x + qr.box.width);
 
@@ -510,6 +527,7 @@ describe.skipIf(!ready)('the host screen shown to a room (Chromium)', { timeout:
         const door = (await page.locator('.host-door').boundingBox())!;
         const count = (await page.locator('.host-live').boundingBox())!;
         expect(count.y, `${screen.width}×${screen.height}`).toBeGreaterThan(door.y + door.height);
+        expect(await codeInsideDoor(page), `${screen.width}×${screen.height}`).toBe(true);
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(screen.width);
         await shot(page, `08-phone-${screen.width}x${screen.height}`);
       }
