@@ -58,8 +58,9 @@ export default defineConfig({
         extends: true,
         test: {
           // The server, realtime, end-to-end and load-tool suites keep no state between files (each
-          // starts its own app, database and browser), so a worker imports the server's modules once
-          // for all of its files, not once a file: a fifth of the run's time went to those imports.
+          // starts its own app and database, and opens its own browser contexts), so a worker imports
+          // the server's modules once for all of its files, not once a file: a fifth of the run's time
+          // went to those imports. Its Chromium serves all of its end-to-end files (tests/e2e/suite.ts).
           name: 'server',
           include: ['tests/**/*.test.{ts,tsx}'],
           exclude: ['tests/client/**'],
