@@ -72,10 +72,16 @@ export function ResetPassword() {
   const linkProblem = !token || refused || Boolean(errors.token);
   return (
     <AuthLayout title={t(linkProblem ? 'reset.deadTitle' : 'reset.title')}>
+      {/* The page's one way on: a button a thumb can take, not a link within the error's line. */}
       {linkProblem && (
-        <p className="form-error" role="alert">
-          {t('reset.invalid')} <Link href="/forgot-password/">{t('reset.askAgain')}</Link>
-        </p>
+        <>
+          <p className="form-error" role="alert">
+            {t('reset.invalid')}
+          </p>
+          <Link href="/forgot-password/" className="btn btn-primary btn-block">
+            {t('reset.askAgain')}
+          </Link>
+        </>
       )}
       {/* Another account's link, opened where this one is signed in (a shared phone): said before it is replaced. */}
       {otherAccount && (

@@ -100,7 +100,10 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     await later.goto(link);
     await later.getByRole('alert').getByText(es['reset.invalid']).waitFor();
     expect(await later.getByLabel(es['reset.password'], { exact: true }).count()).toBe(0);
-    await later.getByRole('link', { name: es['reset.askAgain'] }).waitFor();
+    // The page's one way on, a thumb's size: it was a link 16 px high within the error's line.
+    const askAgain = later.getByRole('link', { name: es['reset.askAgain'] });
+    await askAgain.waitFor();
+    expect((await askAgain.boundingBox())!.height).toBeGreaterThanOrEqual(44);
     await shot(later, 'account-04b-reset-link-spent');
   });
 
