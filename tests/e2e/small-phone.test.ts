@@ -109,11 +109,18 @@ describe.skipIf(!ready)('a 320 × 568 phone with the banner, the event bar and t
     expect(await page.locator('.top-bar .lang-switch').innerText()).toBe('EN');
   });
 
-  it('the top bar on a 360 px phone, with the heart and both languages: her whole name too (it showed "Julia Rom…")', async () => {
+  it('the top bar on a 360 px phone, with the heart and both languages: her whole name too (it showed "Julia Rom…"), and the heart 44 px across', async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     try {
       const name = page.locator('.top-user-name');
       await expect.poll(() => page.locator('.top-bar .logo').isVisible()).toBe(true);
+      // 21 px either side of its middle are the heart's, not the avatar's (it had 40 px there).
+      const heartTaps = await page.locator('.top-bar .logo').evaluate((heart) => {
+        const box = heart.getBoundingClientRect();
+        const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+        return [-21, 21].map((dx) => heart.contains(document.elementFromPoint(x + dx, y)));
+      });
+      expect(heartTaps).toEqual([true, true]);
       expect(await page.locator('.top-bar .lang-switch').innerText()).toMatch(/ES\s*EN/);
       // Its text’s own width, not scrollWidth: that rounds, and a name 0.4 px too wide still ends in "…".
       const widths = await name.evaluate((element) => {
