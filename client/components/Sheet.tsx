@@ -110,7 +110,18 @@ export function SheetActions({
   const t = useT();
   return (
     <div className="sheet-actions">
-      <button type={onConfirm ? 'button' : 'submit'} className={`btn btn-${tone} btn-block`} disabled={busy} onClick={onConfirm}>
+      {/* Not `disabled` while busy: pressed, the button keeps the focus, so that a failure leaves it in
+          the sheet (Escape still closes it, a screen reader stays there), not on the page's <body>. */}
+      <button
+        type={onConfirm ? 'button' : 'submit'}
+        className={`btn btn-${tone} btn-block`}
+        aria-disabled={busy}
+        onClick={(event) => {
+          // Sends nothing more while busy: neither its action nor its form.
+          if (busy) return event.preventDefault();
+          onConfirm?.();
+        }}
+      >
         {/* One flex item: a label that holds a name ("Entrar en <bdi>…</bdi>") wraps as one sentence,
             not as the words and the name in two columns side by side. */}
         <span>{confirmLabel}</span>

@@ -3,10 +3,11 @@
  * A button used by keyboard that is busy, or goes once used, leaves the focus where the user can go on
  * from (not on <body>), and what it did is said: the banner's Resend, Settings' Download my data.
  */
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { VerifyEmailBanner } from '../../client/components/VerifyEmailBanner';
+import { NetworkError } from '../../client/lib/api';
 import { accountApi } from '../../client/lib/api-account';
 import { initLanguage, useMessages } from '../../client/lib/i18n';
 import { appMessages } from '../../client/lib/messages-app';
@@ -18,8 +19,12 @@ import { currentUser } from '../helpers/current-user';
 /** A promise and its resolve, for an answer that comes when the test says. */
 function later<T>() {
   let resolve!: (value: T) => void;
-  const promise = new Promise<T>((done) => (resolve = done));
-  return { promise, resolve };
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((done, fail) => {
+    resolve = done;
+    reject = fail;
+  });
+  return { promise, resolve, reject };
 }
 
 /** Focused, then pressed: as a keyboard or a screen reader does. */
@@ -94,5 +99,35 @@ describe('Settings’ Download my data', () => {
     await act(async () => archive.resolve(new Blob(['zip'])));
     expect(button.textContent).toBe(es['settings.export.submit']);
     expect(document.activeElement).toBe(button);
+  });
+});
+
+describe('Settings’ Log out everywhere, asked in a sheet', () => {
+  it('keeps the focus on its confirm while it sends, and in the sheet when it fails, where Escape still closes it', async () => {
+    const answer = later<null>();
+    const logout = vi.spyOn(accountApi, 'logoutEverywhere').mockReturnValue(answer.promise);
+    useSession.setState({ user: currentUser() });
+    render(
+      <Suspense fallback={null}>
+        <Settings />
+      </Suspense>,
+    );
+    fireEvent.click(await screen.findByRole('button', { name: es['settings.sessions.submit'] }));
+    const sheet = screen.getByRole('dialog');
+    const confirm = within(sheet).getByRole('button', { name: es['settings.sessions.submit'] });
+    use(confirm);
+    // Drawn busy, not `disabled`: a browser moves the focus of a disabled button to <body>, out of the sheet.
+    expect(confirm.getAttribute('aria-disabled')).toBe('true');
+    expect((confirm as HTMLButtonElement).disabled).toBe(false);
+    expect(document.activeElement).toBe(confirm);
+    fireEvent.click(confirm);
+    expect(logout).toHaveBeenCalledTimes(1);
+
+    await act(async () => answer.reject(new NetworkError(0, 'Failed to fetch')));
+    expect(within(sheet).getByRole('alert').textContent).toBe(es['error.network']);
+    expect(confirm.getAttribute('aria-disabled')).toBe('false');
+    expect(document.activeElement).toBe(confirm);
+    fireEvent.keyDown(confirm, { key: 'Escape' });
+    expect(screen.queryByRole('dialog')).toBeNull();
   });
 });
