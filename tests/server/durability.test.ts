@@ -5,15 +5,19 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, rowsOf } from '../../server/db/client';
+import { writeMigratedDataDir } from '../helpers/database';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-// A new embedded database on disk (initdb and every migration, on an fsync'd disk), then a process
-// opening it again: tens of seconds on a busy 2-core machine, as in migrations.test.ts.
+// The run's migrated database copied under DATA_DIR, opened as the server opens it on a restart, and
+// again by a process that is killed: what is under test is how each opening runs PostgreSQL, not a
+// first start (tests/server/process.test.ts starts from nothing). Made here by initdb and every
+// migration with fsync on, it took 10–13 s of the suite's CI time; copied, a fraction of a second.
 describe('the embedded database on disk (PGlite under DATA_DIR)', { timeout: 120_000 }, () => {
   let dataDir: string;
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-durability-'));
+    await writeMigratedDataDir(path.join(dataDir, 'db'));
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
