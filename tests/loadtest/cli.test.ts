@@ -326,7 +326,8 @@ describe('npm run loadtest: the open-file limit', () => {
   });
 });
 
-describe('npm run loadtest: a URL that is not the app', () => {
+// Side by side: two of them wait out a server's silence (5 s) or its slow answer (3 s), idle meanwhile.
+describe.concurrent('npm run loadtest: a URL that is not the app', () => {
   it("a web server that answers 200 to anything is told apart from the app's, before the party", async () => {
     // A site's catch-all page: 200 and HTML for every path.
     const site = http.createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Welcome</title>'));
