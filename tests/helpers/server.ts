@@ -139,12 +139,13 @@ export function serverPerSuite(options: ServerOptions | (() => ServerOptions | P
 }
 
 /**
- * Two app instances of one deployment: one fresh PostgreSQL database and, with `redisUrl`, one Redis
- * under a channel prefix of their own. `redisUrlOfTwo`: the same Redis by another way (a slow link),
- * for instance two.
+ * Two app instances of one deployment: one fresh PostgreSQL database (a copy of the run's migrated
+ * template, as `startServer`'s: the whole schema's migrations on an empty one cost each suite 1–2 s
+ * more on a loaded machine) and, with `redisUrl`, one Redis under a channel prefix of their own.
+ * `redisUrlOfTwo`: the same Redis by another way (a slow link), for instance two.
  */
 export async function startTwoInstances(options: { redisUrl?: string; redisUrlOfTwo?: string; config?: Partial<Config> } = {}) {
-  const database = await createPostgresDatabase();
+  const database = await createPostgresDatabase({ migrated: true });
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
   const servers: TestServer[] = [];
   // One after the other: both would otherwise apply the migrations at once.
