@@ -4,6 +4,7 @@ import { HeartIcon } from './Icons';
 import { LanguageSwitcher } from './LanguageSwitcher';
 import { useT } from '../lib/i18n';
 import { usePageTitle } from '../lib/page-title';
+import { BusyButton } from './BusyButton';
 
 /**
  * A page outside the signed-in app, headed and titled `title`. `home`: where the logo leads (the app,
@@ -111,9 +112,9 @@ export function AuthFormFooter({
         </p>
       )}
       <div className="form-actions">
-        <button type="submit" className="btn btn-primary" disabled={busy}>
+        <BusyButton type="submit" className="btn btn-primary" busy={busy}>
           {submitLabel}
-        </button>
+        </BusyButton>
         <BackButton onStandalone={back ?? (() => (fromEvent ? window.history.back() : navigate('/')))} />
       </div>
     </>

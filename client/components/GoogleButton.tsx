@@ -5,6 +5,7 @@ import { errorMessage, useFieldErrors } from '../lib/errors';
 import { GoogleCancelled, googleLogin, googleProfile, preloadGoogle, requestGoogleAccessToken } from '../lib/google';
 import { useT } from '../lib/i18n';
 import { useConfig } from '../stores/config';
+import { BusyButton } from './BusyButton';
 
 /**
  * Shown only when the server has a Google client id (GET /api/config/). Failures are shown to the
@@ -61,7 +62,7 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
 
   return (
     <div className="google-block">
-      <button type="button" className="btn btn-google" disabled={busy} onClick={() => void signIn(clientId)}>
+      <BusyButton type="button" className="btn btn-google" busy={busy} onClick={() => void signIn(clientId)}>
         <svg width="18" height="18" viewBox="0 0 48 48" aria-hidden="true">
           <path fill="#FFC107" d="M43.6 20.1H42V20H24v8h11.3C33.7 32.7 29.2 36 24 36c-6.6 0-12-5.4-12-12s5.4-12 12-12c3.1 0 5.8 1.2 7.9 3.1l5.7-5.7C34 6.1 29.3 4 24 4 12.9 4 4 12.9 4 24s8.9 20 20 20 20-8.9 20-20c0-1.3-.1-2.6-.4-3.9z" />
           <path fill="#FF3D00" d="m6.3 14.7 6.6 4.8C14.7 15.1 19 12 24 12c3.1 0 5.8 1.2 7.9 3.1l5.7-5.7C34 6.1 29.3 4 24 4 16.3 4 9.7 8.3 6.3 14.7z" />
@@ -69,7 +70,7 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
           <path fill="#1976D2" d="M43.6 20.1H42V20H24v8h11.3c-.8 2.2-2.2 4.2-4.1 5.6l6.2 5.2C37 39.2 44 34 44 24c0-1.3-.1-2.6-.4-3.9z" />
         </svg>
         {label}
-      </button>
+      </BusyButton>
       {said.failed?.[0] && (
         <p className="form-error" role="alert">
           {said.failed[0]}

@@ -1,3 +1,5 @@
+import { BusyButton } from './BusyButton';
+
 /** The foot of a paged list: why the last page failed, if it did, and "Show more" while there is more. */
 export function LoadMore({ error, hasMore, loading, label, onMore }: { error: string | null; hasMore: boolean; loading: boolean; label: string; onMore: () => void }) {
   return (
@@ -8,9 +10,9 @@ export function LoadMore({ error, hasMore, loading, label, onMore }: { error: st
         </p>
       )}
       {hasMore && (
-        <button type="button" className="btn btn-ghost-muted btn-block" disabled={loading} onClick={onMore}>
+        <BusyButton type="button" className="btn btn-ghost-muted btn-block" busy={loading} onClick={onMore}>
           {label}
-        </button>
+        </BusyButton>
       )}
     </>
   );

@@ -3,6 +3,7 @@ import { createPortal } from 'react-dom';
 import { useBackCloses } from '../lib/back-closes';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
+import { BusyButton } from './BusyButton';
 // Its own styles: the public event page's switch question is a sheet outside the app's pages.
 import '../sheet.css';
 
@@ -110,22 +111,12 @@ export function SheetActions({
   const t = useT();
   return (
     <div className="sheet-actions">
-      {/* Not `disabled` while busy: pressed, the button keeps the focus, so that a failure leaves it in
-          the sheet (Escape still closes it, a screen reader stays there), not on the page's <body>. */}
-      <button
-        type={onConfirm ? 'button' : 'submit'}
-        className={`btn btn-${tone} btn-block`}
-        aria-disabled={busy}
-        onClick={(event) => {
-          // Sends nothing more while busy: neither its action nor its form.
-          if (busy) return event.preventDefault();
-          onConfirm?.();
-        }}
-      >
+      {/* Busy, it keeps the focus: a failure leaves it in the sheet (Escape still closes it). */}
+      <BusyButton type={onConfirm ? 'button' : 'submit'} className={`btn btn-${tone} btn-block`} busy={busy} onClick={onConfirm}>
         {/* One flex item: a label that holds a name ("Entrar en <bdi>…</bdi>") wraps as one sentence,
             not as the words and the name in two columns side by side. */}
         <span>{confirmLabel}</span>
-      </button>
+      </BusyButton>
       <button type="button" className="btn btn-ghost-muted btn-block" disabled={busy} onClick={onClose} data-autofocus={cancelFirst || undefined}>
         {cancelLabel ?? t('safety.cancel')}
       </button>

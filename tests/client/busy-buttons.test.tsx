@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 /**
  * A button used by keyboard that is busy, or goes once used, leaves the focus where the user can go on
- * from (not on <body>), and what it did is said: the banner's Resend, Settings' Download my data.
+ * from (not on <body>), and what it did is said: the banner's Resend, Settings' Download my data, its
+ * confirm sheet and its forms' submits (BusyButton).
  */
 import { act, cleanup, fireEvent, render, screen, within } from '@testing-library/react';
 import { Suspense } from 'react';
@@ -129,5 +130,59 @@ describe('Settings’ Log out everywhere, asked in a sheet', () => {
     expect(document.activeElement).toBe(confirm);
     fireEvent.keyDown(confirm, { key: 'Escape' });
     expect(screen.queryByRole('dialog')).toBeNull();
+  });
+});
+
+describe('Settings’ forms, sent by their submit button', () => {
+  function renderSettings() {
+    useSession.setState({ user: currentUser() });
+    render(
+      <Suspense fallback={null}>
+        <Settings />
+      </Suspense>,
+    );
+  }
+
+  /** Busy, the button keeps the focus and a second press sends nothing; failed, it is usable again, focused still. */
+  async function sendsOnceAndKeepsTheFocus(button: HTMLElement, sent: { mock: { calls: unknown[] } }, fail: () => void) {
+    use(button);
+    // Drawn busy, not `disabled`: a browser moves the focus of a disabled button to <body>.
+    expect(button.getAttribute('aria-disabled')).toBe('true');
+    expect((button as HTMLButtonElement).disabled).toBe(false);
+    expect(document.activeElement).toBe(button);
+    fireEvent.click(button);
+    expect(sent.mock.calls).toHaveLength(1);
+
+    await act(async () => fail());
+    expect(screen.getByRole('alert').textContent).toBe(es['error.network']);
+    expect(button.getAttribute('aria-disabled')).toBe('false');
+    expect(document.activeElement).toBe(button);
+  }
+
+  it('keeps the focus on Change password when a network error marks no field', async () => {
+    const answer = later<never>();
+    const change = vi.spyOn(accountApi, 'changePassword').mockReturnValue(answer.promise);
+    renderSettings();
+    const button = await screen.findByRole('button', { name: es['settings.password.submit'] });
+    for (const [label, value] of [
+      ['settings.password.current', 'old-password'],
+      ['settings.password.new', 'new-password-1'],
+      ['settings.password.repeat', 'new-password-1'],
+    ] as const) {
+      fireEvent.change(screen.getByLabelText(es[label]), { target: { value } });
+    }
+    await sendsOnceAndKeepsTheFocus(button, change, () => answer.reject(new NetworkError(0, 'Failed to fetch')));
+  });
+
+  it('keeps the focus on Delete account’s confirm when it fails, where Escape still cancels the step', async () => {
+    const answer = later<null>();
+    const remove = vi.spyOn(accountApi, 'deleteAccount').mockReturnValue(answer.promise);
+    renderSettings();
+    fireEvent.click(await screen.findByRole('button', { name: es['settings.delete.start'] }));
+    fireEvent.change(screen.getByLabelText(es['settings.delete.confirmPassword']), { target: { value: 'secret-password' } });
+    const button = screen.getByRole('button', { name: es['settings.delete.confirm'] });
+    await sendsOnceAndKeepsTheFocus(button, remove, () => answer.reject(new NetworkError(0, 'Failed to fetch')));
+    fireEvent.keyDown(button, { key: 'Escape' });
+    expect(screen.queryByRole('button', { name: es['settings.delete.confirm'] })).toBeNull();
   });
 });

@@ -12,6 +12,7 @@ import { memoryLocation } from 'wouter/memory-location';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { enEvents } from '../../shared/i18n/en-events';
 import { en } from '../../shared/i18n/en';
+import { NetworkError } from '../../client/lib/api';
 import { later } from '../helpers/later';
 import { publicEvent } from '../helpers/public-event';
 import { currentUser } from '../helpers/current-user';
@@ -115,6 +116,35 @@ describe('a code typed before the page knows where the user is', () => {
     api.currentEvent.mockRejectedValue(new TypeError('offline'));
     await typeCode(other.code);
     expect(await screen.findByText(en['error.network'])).toBeTruthy();
+    expect(api.checkIn).not.toHaveBeenCalled();
+  });
+});
+
+describe('the join button', () => {
+  it('keeps the focus while it reads the code and when that fails, and a second press sends nothing', async () => {
+    api.currentEvent.mockResolvedValue({ event: null, now: new Date().toISOString() });
+    const found = later<typeof other>();
+    api.event.mockReturnValue(found.promise);
+    const field = await openEvents();
+    const button = screen.getByRole<HTMLButtonElement>('button', { name: enEvents['events.join.submit'] });
+    // Unavailable, not busy: a code that cannot be one leaves it `disabled`.
+    fireEvent.change(field, { target: { value: 'AB' } });
+    expect(button.disabled).toBe(true);
+    fireEvent.change(field, { target: { value: other.code } });
+    button.focus();
+    fireEvent.click(button);
+    // Busy, not `disabled`: a browser moves the focus of a disabled button to <body>.
+    await vi.waitFor(() => expect(button.getAttribute('aria-disabled')).toBe('true'));
+    expect(button.disabled).toBe(false);
+    expect(document.activeElement).toBe(button);
+    fireEvent.click(button);
+    await vi.waitFor(() => expect(api.event).toHaveBeenCalledTimes(1));
+
+    found.reject(new NetworkError(0, 'Failed to fetch'));
+    expect(await screen.findByText(en['error.network'])).toBeTruthy();
+    expect(button.getAttribute('aria-disabled')).toBe('false');
+    expect(document.activeElement).toBe(button);
+    expect(api.event).toHaveBeenCalledTimes(1);
     expect(api.checkIn).not.toHaveBeenCalled();
   });
 });

@@ -25,6 +25,7 @@ import { IMAGE_FIELDS_LIST, photosOf } from '../../lib/profile-fields';
 import { refreshWhenVisible } from '../../lib/when-visible';
 import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
+import { BusyButton } from '../../components/BusyButton';
 
 interface Form {
   /** Merged with a save made on another device (`rebase`): the form says so until it is saved or undone. */
@@ -358,9 +359,9 @@ export function EditProfile() {
         </div>
 
         {/* Not while photos are on their way up: the save would go without them. */}
-        <button type="submit" className="btn btn-primary btn-block sticky-save" disabled={busy || uploading}>
+        <BusyButton type="submit" className="btn btn-primary btn-block sticky-save" busy={busy || uploading}>
           {uploading ? t('profile.waitForUploads') : t('profile.save')}
-        </button>
+        </BusyButton>
       </form>
       {leavingTo !== null && (
         <ConfirmSheet

@@ -14,6 +14,7 @@ import { useLanguage, useT, useTiText } from '../../lib/i18n';
 import { useRetryWhenBackOnline } from '../../lib/socket';
 import { useLikes } from '../../stores/likes';
 import { useSession } from '../../stores/session';
+import { BusyButton } from '../../components/BusyButton';
 import '../../perks.css';
 
 /** Placeholders shown in place of the people, without the plan: never their photos, only how many. */
@@ -32,12 +33,12 @@ function LikeCard({ card, busy, onAnswer }: { card: DeckCard; busy: boolean; onA
         </span>
       </Link>
       <div className="like-card-actions">
-        <button type="button" className="round-btn round-btn-nope" aria-label={tiText('likes.pass', { name: card.name })} disabled={busy} onClick={() => onAnswer('dislike')}>
+        <BusyButton type="button" className="round-btn round-btn-nope" aria-label={tiText('likes.pass', { name: card.name })} busy={busy} onClick={() => onAnswer('dislike')}>
           <CloseIcon />
-        </button>
-        <button type="button" className="round-btn round-btn-like" aria-label={tiText('likes.like', { name: card.name })} disabled={busy} onClick={() => onAnswer('like')}>
+        </BusyButton>
+        <BusyButton type="button" className="round-btn round-btn-like" aria-label={tiText('likes.like', { name: card.name })} busy={busy} onClick={() => onAnswer('like')}>
           <HeartIcon />
-        </button>
+        </BusyButton>
       </div>
     </li>
   );
@@ -150,9 +151,9 @@ export function Likes() {
         </ul>
       )}
       {!locked && next && (
-        <button type="button" className="btn btn-ghost btn-block" disabled={loadingMore} onClick={() => void more()}>
+        <BusyButton type="button" className="btn btn-ghost btn-block" busy={loadingMore} onClick={() => void more()}>
           {t('likes.more')}
-        </button>
+        </BusyButton>
       )}
     </section>
   );

@@ -17,6 +17,7 @@ import { askBeforeSignOut, useSession } from '../../stores/session';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { formatDate } from '../../lib/format';
 import { usePlan } from '../../stores/plan';
+import { BusyButton } from '../../components/BusyButton';
 
 /** Where the user keeps control of their account: password, sessions, their data, leaving. */
 export function Settings() {
@@ -169,9 +170,9 @@ function ChangePassword({ email }: { email: string }) {
         <FormField name="password" label={t('settings.password.new')} type="password" autoComplete="new-password" errors={errors.password} />
         <FormField name="password2" label={t('settings.password.repeat')} type="password" autoComplete="new-password" errors={errors.password2} />
         <FormOutcome errors={errors.non_field_errors} done={done ? t('settings.password.done') : null} />
-        <button type="submit" className="btn btn-primary" disabled={busy}>
+        <BusyButton type="submit" className="btn btn-primary" busy={busy}>
           {t('settings.password.submit')}
-        </button>
+        </BusyButton>
       </form>
     </section>
   );
@@ -192,9 +193,9 @@ function SetPasswordByLink({ user }: { user: CurrentUser }) {
       <form className="form" onSubmit={submit}>
         <FormOutcome errors={errors.non_field_errors} done={sent ? t('settings.password.linkSent', { email: user.email }) : null} />
         {!sent && (
-          <button type="submit" className="btn btn-ghost" disabled={busy}>
+          <BusyButton type="submit" className="btn btn-ghost" busy={busy}>
             {t('settings.password.sendLink')}
-          </button>
+          </BusyButton>
         )}
       </form>
     </section>
@@ -341,9 +342,9 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
           )}
           <FormOutcome errors={errors.non_field_errors} />
           <div className="form-actions">
-            <button type="submit" className="btn btn-danger" disabled={busy}>
+            <BusyButton type="submit" className="btn btn-danger" busy={busy}>
               {t('settings.delete.confirm')}
-            </button>
+            </BusyButton>
             <button type="button" className="btn btn-ghost" onClick={cancel}>
               {t('settings.delete.cancel')}
             </button>

@@ -17,6 +17,7 @@ import { useConfig } from '../../stores/config';
 import { keptTrialDays, usePlan } from '../../stores/plan';
 import { Charge, TestPage } from './TestCheckout';
 import { useSession } from '../../stores/session';
+import { BusyButton } from '../../components/BusyButton';
 import '../../perks.css';
 
 export type SubscribeOutcome = 'success' | 'error' | 'plans';
@@ -147,9 +148,9 @@ function CurrentPlan() {
       )}
       {!subscription && failed === 'server' && <TryAgain onRetry={load} />}
       {subscription?.manageable && (
-        <button type="button" className="btn btn-ghost btn-block" disabled={busy} onClick={() => void go(api.portal)}>
+        <BusyButton type="button" className="btn btn-ghost btn-block" busy={busy} onClick={() => void go(api.portal)}>
           {t('subscribe.manage')}
-        </button>
+        </BusyButton>
       )}
     </section>
   );
@@ -179,17 +180,17 @@ function PlansForSale() {
           left to manage: the portal only holds its invoices, and the button says so. */}
       {subscription?.payment_failed && <PaymentFailed />}
       {subscription?.manageable && (
-        <button type="button" className={`btn btn-block btn-${subscription.payment_failed ? 'primary' : 'ghost'}`} disabled={busy} onClick={() => void go(api.portal)}>
+        <BusyButton type="button" className={`btn btn-block btn-${subscription.payment_failed ? 'primary' : 'ghost'}`} busy={busy} onClick={() => void go(api.portal)}>
           {t(subscription.payment_failed ? 'subscribe.manage' : 'subscribe.invoices')}
-        </button>
+        </BusyButton>
       )}
       <TestModeAndError error={error} />
       <PlanCards
         headingLevel={2}
         action={(_plan, period) => (
-          <button type="button" className="btn btn-primary btn-block" disabled={busy || config?.payments === 'off'} onClick={() => void checkout(period)}>
+          <BusyButton type="button" className="btn btn-primary btn-block" busy={busy} disabled={config?.payments === 'off'} onClick={() => void checkout(period)}>
             {t(trialDays > 0 ? 'subscribe.choose' : 'subscribe.chooseNoTrial')}
-          </button>
+          </BusyButton>
         )}
       />
     </section>
@@ -299,9 +300,9 @@ export function TestPortal() {
         <PlanDates subscription={subscription} />
       ) : (
         subscription.active && (
-          <button type="button" className="btn btn-block btn-cancel-outline" disabled={busy} onClick={() => setAsking(true)}>
+          <BusyButton type="button" className="btn btn-block btn-cancel-outline" busy={busy} onClick={() => setAsking(true)}>
             {t('portal.cancel')}
-          </button>
+          </BusyButton>
         )
       )}
       {asking && (

@@ -11,6 +11,7 @@ import { plansMessages } from '../../lib/messages-plans';
 import { type BillingPeriod, chargedPrice, displayPrice, formatPrice, lookupKeyFor } from '../../lib/pricing';
 import { useRedirectCall } from '../../lib/use-redirect-call';
 import { useConfig } from '../../stores/config';
+import { BusyButton } from '../../components/BusyButton';
 
 /** A page of the local payment stand-ins (checkout, portal): the banner that says so, then its title. */
 export function TestPage({ name, children }: { name: 'checkout' | 'portal'; children: ReactNode }) {
@@ -118,12 +119,12 @@ export function TestCheckout({ id }: { id: string }) {
       {checkout?.status === 'open' ? (
         <>
           <p>{t('checkout.text')}</p>
-          <button type="button" className="btn btn-primary btn-block" disabled={busy} onClick={() => void finish('complete')}>
+          <BusyButton type="button" className="btn btn-primary btn-block" busy={busy} onClick={() => void finish('complete')}>
             {t('checkout.complete.button')}
-          </button>
-          <button type="button" className="btn btn-block btn-cancel-outline" disabled={busy} onClick={() => void finish('cancel')}>
+          </BusyButton>
+          <BusyButton type="button" className="btn btn-block btn-cancel-outline" busy={busy} onClick={() => void finish('cancel')}>
             {t('checkout.cancel.button')}
-          </button>
+          </BusyButton>
         </>
       ) : (
         <>

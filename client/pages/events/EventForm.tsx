@@ -6,6 +6,7 @@ import { formErrors, useFieldErrors, withoutError } from '../../lib/errors';
 import { revealFirstError } from '../../lib/reveal-error';
 import { useT } from '../../lib/i18n';
 import { fitPaste, maxUnits } from '../../../shared/text-length';
+import { BusyButton } from '../../components/BusyButton';
 
 /** A `datetime-local` value (the phone's own time zone) for a moment. */
 export function toLocalInput(date: Date): string {
@@ -232,9 +233,9 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
           {errors.non_field_errors.join(' ')}
         </p>
       )}
-      <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+      <BusyButton type="submit" className="btn btn-primary btn-block" busy={busy}>
         {submitLabel}
-      </button>
+      </BusyButton>
     </form>
   );
 }

@@ -18,6 +18,7 @@ import { useSession } from '../../stores/session';
 import { EventSummary } from './EventSummary';
 import { SwitchEventSheet } from './SwitchEventSheet';
 import { eventsMessages } from '../../lib/messages-events';
+import { BusyButton } from '../../components/BusyButton';
 import '../../events.css';
 
 /** How often the public page's headcount is read again while it is on screen (no socket before login). */
@@ -274,9 +275,9 @@ function EventPageBody({ code: rawCode }: { code: string }) {
       ) : signedIn ? (
         <div className="event-actions">
           {canJoin && (
-            <button type="button" className="btn btn-primary btn-block" disabled={joining} onClick={() => (elsewhere ? setSwitching(true) : void join())}>
+            <BusyButton type="button" className="btn btn-primary btn-block" busy={joining} onClick={() => (elsewhere ? setSwitching(true) : void join())}>
               {joining ? t('eventPage.joining') : t('eventPage.join')}
-            </button>
+            </BusyButton>
           )}
           {canJoin && switching && elsewhere && (
             <SwitchEventSheet

@@ -19,6 +19,7 @@ import { TryAgain } from '../../components/Waiting';
 import { EventCard, EventSummary, statusText } from './EventSummary';
 import { SwitchEventSheet } from './SwitchEventSheet';
 import { eventsMessages } from '../../lib/messages-events';
+import { BusyButton } from '../../components/BusyButton';
 import '../../events.css';
 
 /** An event I organize: where it is in its life (by the clock), when, its code (one joined by code) and (once open) its count. */
@@ -231,9 +232,9 @@ export function Events() {
               {error}
             </p>
           )}
-          <button type="submit" className="btn btn-primary btn-block" disabled={busy || !isEventCode(code)}>
+          <BusyButton type="submit" className="btn btn-primary btn-block" busy={busy} disabled={!isEventCode(code)}>
             {t('events.join.submit')}
-          </button>
+          </BusyButton>
         </form>
         {switching && current && target && <SwitchEventSheet current={current} target={target} busy={busy} onConfirm={() => void enter(target)} onClose={() => setSwitching(false)} />}
       </EventCard>
@@ -266,9 +267,9 @@ export function Events() {
           </>
         )}
         {next && (
-          <button type="button" className="btn btn-ghost btn-block" disabled={loadingMore} onClick={() => void more()}>
+          <BusyButton type="button" className="btn btn-ghost btn-block" busy={loadingMore} onClick={() => void more()}>
             {t('events.mine.more')}
-          </button>
+          </BusyButton>
         )}
       </section>
     </div>

@@ -23,6 +23,7 @@ import { useSession } from '../../stores/session';
 import { EventCard, EventSummary } from './EventSummary';
 import { SwitchEventSheet } from './SwitchEventSheet';
 import { eventsMessages } from '../../lib/messages-events';
+import { BusyButton } from '../../components/BusyButton';
 import '../../events.css';
 
 /**
@@ -326,9 +327,9 @@ function JoinMyself({ event, ended }: { event: OrganizerEvent; ended: boolean })
   if (ended) return null;
   return (
     <>
-      <button type="button" className="btn btn-primary" disabled={busy} onClick={() => (current ? setAsking(true) : void join())}>
+      <BusyButton type="button" className="btn btn-primary" busy={busy} onClick={() => (current ? setAsking(true) : void join())}>
         {t('host.joinMyself')}
-      </button>
+      </BusyButton>
       {error && (
         <p className="field-error" role="alert">
           {error}

@@ -16,6 +16,7 @@ import { useLanguage, useT, useTi } from '../../../lib/i18n';
 import { useServerMinutes } from '../../../lib/server-clock';
 import { refreshWhenVisible } from '../../../lib/when-visible';
 import { useModeration } from '../../../stores/moderation';
+import { BusyButton } from '../../../components/BusyButton';
 
 /**
  * A report's photo copies need the Authorization header, which an <img> cannot send: each is fetched
@@ -284,13 +285,13 @@ export function ReportView({ id }: { id: number }) {
           )}
           {alreadyBanned && <p className="notice">{ti('moderation.alreadyBannedText', { name: reportedName })}</p>}
           <div className={alreadyBanned ? 'resolve-actions is-single' : 'resolve-actions'}>
-            <button type="button" className="btn btn-ghost-muted" disabled={busy} onClick={() => ask('dismiss')}>
+            <BusyButton type="button" className="btn btn-ghost-muted" busy={busy} onClick={() => ask('dismiss')}>
               {t('moderation.dismiss')}
-            </button>
+            </BusyButton>
             {!alreadyBanned && (
-              <button type="button" className="btn btn-danger" disabled={busy || report.reported.id === null} onClick={() => ask('ban')}>
+              <BusyButton type="button" className="btn btn-danger" busy={busy} disabled={report.reported.id === null} onClick={() => ask('ban')}>
                 {t('moderation.ban')}
-              </button>
+              </BusyButton>
             )}
           </div>
         </form>
