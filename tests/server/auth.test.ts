@@ -396,9 +396,10 @@ describe.skipIf(!(await hasPostgres()))('a token in steady use on PostgreSQL', (
         if (Date.now() > start + 5 * TRUST_MS) throw new Error('no read of the tokens came');
         await sleep(20);
       }
-      // Time for any read sent apart to reach the lock too.
+      // Time for any read sent apart to reach the lock too. One read for the three, each its own before;
+      // two if the machine stalled the server longer than the gathering (40 ms) between their requests.
       await sleep(300);
-      expect(await tokenReadsWaiting()).toBe(1);
+      expect(await tokenReadsWaiting()).toBeLessThan(people.length);
     } finally {
       await hold.release();
     }
