@@ -8,6 +8,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import nodemailer from 'nodemailer';
 import { serverText } from '../../shared/i18n/server-messages';
 import { Conflict, ServiceUnavailable } from '../errors';
+import { timeoutSignal } from './timeout-signal';
 import { inFlight } from './turns';
 
 export interface MailMessage {
@@ -168,7 +169,7 @@ export function createMailer(options: {
     try {
       if (!background.getStore()) {
         // The request waits: its one deadline counts the wait for a turn too.
-        const deadline = AbortSignal.any([AbortSignal.timeout(SEND_DEADLINE_MS), shutdown.signal]);
+        const deadline = AbortSignal.any([timeoutSignal(SEND_DEADLINE_MS), shutdown.signal]);
         await inTurn(() => deliver(message, deadline), deadline, true);
       } else await deliverRetrying(message);
     } catch (error) {
@@ -193,7 +194,7 @@ export function createMailer(options: {
       const done = await turns.take(shutdown.signal, attempt > 0);
       let rest = 0;
       try {
-        return await deliver(message, AbortSignal.any([AbortSignal.timeout(SEND_DEADLINE_MS), shutdown.signal]));
+        return await deliver(message, AbortSignal.any([timeoutSignal(SEND_DEADLINE_MS), shutdown.signal]));
       } catch (error) {
         const wait = RETRY_DELAYS_MS[attempt];
         if (wait === undefined || !isTransient(error) || shutdown.signal.aborted) throw error;

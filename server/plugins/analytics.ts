@@ -10,6 +10,7 @@ import { users } from '../db/schema';
 import { recordEvent } from '../features/analytics/service';
 import { runJob } from '../jobs/job';
 import { posthogErasure } from '../jobs/posthog-erasure';
+import { timeoutSignal } from '../lib/timeout-signal';
 
 export interface Analytics {
   /**
@@ -62,7 +63,7 @@ function sendingTheLivingOnly(db: Db, timeoutMs: number): NonNullable<PostHogOpt
   return async (url, options) => {
     if (!new URL(url).pathname.endsWith('/batch/') || options.body === undefined) return fetch(url, options);
     // Counted from before the check: what it lets through arrives within the time, or not at all.
-    const deadline = AbortSignal.timeout(timeoutMs);
+    const deadline = timeoutSignal(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     const gzipped = options.headers['Content-Encoding'] === 'gzip';
     const raw = typeof options.body === 'string' ? Buffer.from(options.body) : Buffer.from(await options.body.arrayBuffer());
@@ -150,7 +151,7 @@ export default fp(
       erasure: erasesAfter,
       async forget(distinctIds: string[], signal?: AbortSignal) {
         if (!posthog || !erasure || distinctIds.length === 0) return;
-        const timeout = AbortSignal.timeout(ERASURE_TIMEOUT_MS);
+        const timeout = timeoutSignal(ERASURE_TIMEOUT_MS);
         const response = await fetch(`${erasure.apiHost}/api/projects/${encodeURIComponent(erasure.projectId)}/persons/bulk_delete/`, {
           method: 'POST',
           headers: { authorization: `Bearer ${erasure.personalApiKey}`, 'content-type': 'application/json' },
