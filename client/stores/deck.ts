@@ -131,10 +131,11 @@ interface DeckState {
  */
 export const MATCH_PHOTO_WAIT_MS = 300;
 /**
- * The photos of the matches waiting, loaded (or waited for), by address, each with its image kept, so
- * that the browser keeps it decoded until its overlay shows it: true once ready.
+ * The photos of the matches waiting, loaded (or waited for), by match (not by address: two matches
+ * may show one photo, as seeded profiles do), each with its image kept, so that the browser keeps it
+ * decoded until its overlay shows it: true once ready. Each goes when its match shows or is dropped.
  */
-const matchPhotos = new Map<string, [HTMLImageElement, boolean]>();
+const matchPhotos = new Map<MatchOverlay, [HTMLImageElement, boolean]>();
 const photoOf = (match: MatchOverlay) => match.image && thumbnail(match.image);
 
 const added = <T>(set: ReadonlySet<T>, value: T) => new Set(set).add(value);
@@ -192,18 +193,18 @@ export const useDeck = create<DeckState>()((set, get) => {
   /** Loads a match's photo as it starts to wait (its turn may come later); the first match waiting shows once it is ready. */
   function loadPhoto(match: MatchOverlay) {
     const photo = photoOf(match);
-    if (!photo || matchPhotos.has(photo)) return;
+    if (!photo) return;
     const image = new Image();
     const ready = () => {
       clearTimeout(timer);
-      const entry = matchPhotos.get(photo);
-      // Ready once: the load's end and the wait's, whichever comes first; none for a match shown or dropped by a sign-out.
+      const entry = matchPhotos.get(match);
+      // Ready once: the load's end and the wait's, whichever comes first; none for a match shown or dropped (a sign-out too).
       if (!entry || entry[1]) return;
       entry[1] = true;
       showNextMatch();
     };
     const timer = setTimeout(ready, MATCH_PHOTO_WAIT_MS);
-    matchPhotos.set(photo, [image, false]);
+    matchPhotos.set(match, [image, false]);
     image.src = photo;
     image.decode?.().then(ready, ready);
   }
@@ -211,12 +212,11 @@ export const useDeck = create<DeckState>()((set, get) => {
   /** The first match waiting, when none shows, and its photo is ready (`loadPhoto` calls again once it is). */
   function showNextMatch() {
     const [next, ...rest] = get().matchesWaiting;
-    const photo = next && photoOf(next);
-    if (!next || get().match || (photo && !matchPhotos.get(photo)?.[1])) return;
+    if (!next || get().match || matchPhotos.get(next)?.[1] === false) return;
     buzzForMatch();
     set({ match: next, matchesWaiting: rest, matchTimer: closeMatchInTime() });
     // Shown: its image is the overlay's now, no longer kept here (a party's matches would pile up).
-    if (photo) matchPhotos.delete(photo);
+    matchPhotos.delete(next);
   }
 
   /**

@@ -193,15 +193,20 @@ describe('the match overlay’s time on screen', () => {
 });
 
 describe('the other’s photo on the match overlay', () => {
-  /** The browser's decode of each image loaded, by address, for the test to settle (jsdom has none). */
-  const decodes = new Map<string, { done: () => void; fail: () => void }>();
-  const decode = (photo: string) => decodes.get(new URL(photo, location.href).href)!;
+  /** The browser's decodes of the images loaded, by address, for the test to settle (jsdom has none). */
+  const decodes = new Map<string, { done: () => void; fail: () => void }[]>();
+  /** Settles every decode of that address. */
+  const decode = (photo: string) => {
+    const all = decodes.get(new URL(photo, location.href).href)!;
+    return { done: () => all.forEach((one) => one.done()), fail: () => all.forEach((one) => one.fail()) };
+  };
   /** The other's photo on the overlay on screen. */
   const photoShown = () => document.querySelectorAll('.match-overlay img')[1]?.getAttribute('src');
 
   beforeEach(() => {
     HTMLImageElement.prototype.decode = function (this: HTMLImageElement) {
-      return new Promise<void>((done, fail) => decodes.set(this.src, { done, fail: () => fail(new Error('EncodingError')) }));
+      const src = this.src;
+      return new Promise<void>((done, fail) => decodes.set(src, [...(decodes.get(src) ?? []), { done, fail: () => fail(new Error('EncodingError')) }]));
     };
   });
   afterEach(() => {
@@ -258,5 +263,37 @@ describe('the other’s photo on the match overlay', () => {
     // Its photo ready since: no wait.
     expect(shownWith()).toContain('Iván');
     expect(photoShown()).toBe('/media/ivan.jpg?size=thumb');
+  });
+
+  it('shows, each in turn, matches waiting at once with one photo (seeded profiles share theirs)', async () => {
+    hear('match:new', matchWith(7, 'Ana', '/media/shared.jpg'));
+    hear('match:new', matchWith(8, 'Eva', '/media/shared.jpg'));
+    hear('match:new', matchWith(9, 'Iván'));
+    decode('/media/shared.jpg?size=thumb').done();
+    await wait(0);
+    expect(shownWith()).toContain('Ana');
+    await wait(DECK_MATCH_OVERLAY_MS + A_MOMENT);
+    expect(shownWith()).toContain('Eva');
+    expect(photoShown()).toBe('/media/shared.jpg?size=thumb');
+    await wait(DECK_MATCH_OVERLAY_MS + A_MOMENT);
+    expect(shownWith()).toContain('Iván');
+  });
+
+  it('shows a match whose photo was loaded before for a match shown or dropped', async () => {
+    hear('match:new', matchWith(7, 'Pablo', '/media/pablo.jpg'));
+    decode('/media/pablo.jpg?size=thumb').done();
+    await wait(0);
+    expect(shownWith()).toContain('Pablo');
+    hear('match:new', matchWith(8, 'Hugo', '/media/hugo.jpg'));
+    hear('match:removed', { conversation_id: 8 });
+    act(() => useDeck.getState().hideMatch());
+    // Their photos again, in matches of their own.
+    hear('match:new', matchWith(17, 'Pablo', '/media/pablo.jpg'));
+    hear('match:new', matchWith(18, 'Hugo', '/media/hugo.jpg'));
+    await wait(MATCH_PHOTO_WAIT_MS);
+    expect(shownWith()).toContain('Pablo');
+    expect(screen.getByRole('link', { name: en['deck.match.chat'] }).getAttribute('href')).toBe('/app/chat/17');
+    await wait(DECK_MATCH_OVERLAY_MS + A_MOMENT);
+    expect(screen.getByRole('link', { name: en['deck.match.chat'] }).getAttribute('href')).toBe('/app/chat/18');
   });
 });
