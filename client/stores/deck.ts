@@ -414,7 +414,10 @@ export const useDeck = create<DeckState>()((set, get) => {
       get().matchTimer?.hold(held);
     },
     dropMatch(conversationId) {
-      set((state) => ({ matchesWaiting: state.matchesWaiting.filter((match) => match.conversationId !== conversationId) }));
+      const waiting = get().matchesWaiting;
+      // Its photo with it: kept for a turn that will not come, it would stay decoded until a sign-out.
+      for (const match of waiting) if (match.conversationId === conversationId) matchPhotos.delete(match);
+      set({ matchesWaiting: waiting.filter((match) => match.conversationId !== conversationId) });
       // It may have been next, waiting for its photo: the one after it needs not wait for that.
       showNextMatch();
     },

@@ -200,17 +200,22 @@ describe('the other’s photo on the match overlay', () => {
     const all = decodes.get(new URL(photo, location.href).href)!;
     return { done: () => all.forEach((one) => one.done()), fail: () => all.forEach((one) => one.fail()) };
   };
+  /** Each image loaded, not kept alive by the test: whether the app still holds it. */
+  const loaded: WeakRef<HTMLImageElement>[] = [];
   /** The other's photo on the overlay on screen. */
   const photoShown = () => document.querySelectorAll('.match-overlay img')[1]?.getAttribute('src');
 
   beforeEach(() => {
     HTMLImageElement.prototype.decode = function (this: HTMLImageElement) {
+      // The image itself goes in no closure here: only the weak reference holds it.
       const src = this.src;
+      loaded.push(new WeakRef(this));
       return new Promise<void>((done, fail) => decodes.set(src, [...(decodes.get(src) ?? []), { done, fail: () => fail(new Error('EncodingError')) }]));
     };
   });
   afterEach(() => {
     decodes.clear();
+    loaded.length = 0;
     delete (HTMLImageElement.prototype as Partial<HTMLImageElement>).decode;
   });
   // After the decode's stub (the app's hooks run after it, and are undone before it).
@@ -295,5 +300,24 @@ describe('the other’s photo on the match overlay', () => {
     expect(screen.getByRole('link', { name: en['deck.match.chat'] }).getAttribute('href')).toBe('/app/chat/17');
     await wait(DECK_MATCH_OVERLAY_MS + A_MOMENT);
     expect(screen.getByRole('link', { name: en['deck.match.chat'] }).getAttribute('href')).toBe('/app/chat/18');
+  });
+
+  it('lets go of the photo of a match dropped before its turn', async () => {
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    const { setImmediate: macrotask } = await import('node:timers/promises');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    hear('match:new', matchWith(7, 'Pablo'));
+    hear('match:new', matchWith(8, 'Hugo', '/media/hugo.jpg'));
+    expect(loaded).toHaveLength(1);
+    // Unmatched (or seen on another phone) while Pablo's overlay showed; its photo came since.
+    hear('match:removed', { conversation_id: 8 });
+    decode('/media/hugo.jpg?size=thumb').done();
+    await wait(MATCH_PHOTO_WAIT_MS);
+    // Out of the task that made the weak reference, which keeps its image alive till it ends.
+    await macrotask();
+    gc();
+    expect(loaded[0]!.deref()).toBeUndefined();
   });
 });
