@@ -13,7 +13,8 @@ export interface MailCopy {
   note: string;
 }
 
-export type MailKind = 'verifyEmail' | 'resetPassword' | 'passwordChanged';
+/** `setPassword`: the reset link, to an account with no password yet (made with Google). */
+export type MailKind = 'verifyEmail' | 'resetPassword' | 'setPassword' | 'passwordChanged';
 
 export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature: string; greetingWithoutName: string }> = {
   en: {
@@ -33,6 +34,13 @@ export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature
       intro: 'Someone asked to reset the password of your Eventmatch account. To choose a new password, open this link:',
       action: 'Choose a new password',
       note: 'The link works once, for 1 hour. If it was not you, ignore this e-mail: your password stays as it is.',
+    },
+    setPassword: {
+      subject: 'Set a password for Eventmatch',
+      greeting: 'Hi {name},',
+      intro: 'You sign in to Eventmatch with Google. To also sign in with a password, open this link and choose one:',
+      action: 'Choose a password',
+      note: 'The link works once, for 1 hour. If it was not you, ignore this e-mail: your account stays as it is, with Google sign-in only.',
     },
     passwordChanged: {
       subject: 'Your Eventmatch password was changed',
@@ -57,6 +65,13 @@ export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature
       intro: 'Alguien ha pedido restablecer la contraseña de tu cuenta de Eventmatch. Para elegir una nueva, abre este enlace:',
       action: 'Elegir una contraseña nueva',
       note: 'El enlace sirve una sola vez, durante 1 hora. Si no has sido tú, ignora este correo: tu contraseña no cambia.',
+    },
+    setPassword: {
+      subject: 'Crea una contraseña para Eventmatch',
+      greeting: 'Hola, {name}:',
+      intro: 'Inicias sesión en Eventmatch con Google. Para poder entrar también con contraseña, abre este enlace y elige una:',
+      action: 'Elegir una contraseña',
+      note: 'El enlace sirve una sola vez, durante 1 hora. Si no has sido tú, ignora este correo: tu cuenta sigue como está, solo con Google.',
     },
     passwordChanged: {
       subject: 'Tu contraseña de Eventmatch ha cambiado',

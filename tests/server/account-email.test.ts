@@ -457,7 +457,13 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       expect((await me(first.body.token)).body).toMatchObject({ email_verified: true, has_password: false });
 
       await requestReset(email);
-      const token = linkToken(await smtp.nextMailTo(email), '/reset-password');
+      // It has no password to reset (the account is in Spanish): the e-mail offers to set one, and says
+      // ignoring it leaves the account as it was, not that "your password" stays.
+      const mail = await smtp.nextMailTo(email);
+      expect(mail.subject).toBe('Crea una contraseña para Eventmatch');
+      expect(mail.text).toContain('Inicias sesión en Eventmatch con Google.');
+      expect(mail.text).not.toMatch(/restablece|tu contraseña no cambia/i);
+      const token = linkToken(mail, '/reset-password');
       const fresh = password();
       expect((await confirmReset(token, fresh)).status).toBe(200);
       expect((await login(email, fresh)).status).toBe(200);

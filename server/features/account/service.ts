@@ -53,6 +53,8 @@ interface Recipient {
   lastName: string;
   language: Language;
   verified: boolean;
+  /** False for an account made with Google that has not set one: its reset link sets a first password. */
+  hasPassword: boolean;
 }
 
 const recipientColumns = {
@@ -62,6 +64,7 @@ const recipientColumns = {
   lastName: users.lastName,
   language: users.language,
   verified: sql<boolean>`${users.emailVerifiedAt} is not null`,
+  hasPassword: sql<boolean>`${users.passwordHash} is not null`,
 };
 
 async function findRecipient(db: DbOrTx, where: SQL): Promise<Recipient | null> {
@@ -160,7 +163,8 @@ export async function sendPasswordResetEmail(deps: MailDeps, email: string): Pro
   const user = await findRecipient(deps.db, and(eq(users.email, email.trim().toLowerCase()), isNull(users.bannedAt))!);
   if (!user) return false;
   const token = await createEmailToken(deps.db, user.id, 'reset_password');
-  await deps.mailer.send(composeMail('resetPassword', user, resetPasswordLink(deps.publicUrl, token, user.language)));
+  // An account with no password yet (made with Google) is not told its password stays as it is.
+  await deps.mailer.send(composeMail(user.hasPassword ? 'resetPassword' : 'setPassword', user, resetPasswordLink(deps.publicUrl, token, user.language)));
   return true;
 }
 
