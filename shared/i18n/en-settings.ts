@@ -12,6 +12,7 @@ export const enSettings = {
   'settings.appearance.light': 'Light',
   'settings.appearance.dark': 'Dark',
   'settings.password.title': 'Change password',
+  'settings.password.setTitle': 'Set a password',
   'settings.password.current': 'Current password',
   'settings.password.new': 'New password',
   'settings.password.repeat': 'Repeat the new password',

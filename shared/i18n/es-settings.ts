@@ -14,6 +14,7 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.appearance.light': 'Claro',
   'settings.appearance.dark': 'Oscuro',
   'settings.password.title': 'Cambiar la contraseña',
+  'settings.password.setTitle': 'Crea una contraseña',
   'settings.password.current': 'Contraseña actual',
   'settings.password.new': 'Contraseña nueva',
   'settings.password.repeat': 'Repite la contraseña nueva',

@@ -42,4 +42,16 @@ describe('Settings → Change password', () => {
     expect(replaceToken).toHaveBeenCalledWith('fresh');
     expect(screen.getByText(es['settings.password.done'])).toBeTruthy();
   });
+
+  it('heads an account made with Google, which has no password to change, with setting one', async () => {
+    useSession.setState({ user: currentUser({ has_password: false }) });
+    render(
+      <Suspense fallback={null}>
+        <Settings />
+      </Suspense>,
+    );
+    expect(await screen.findByRole('heading', { name: 'Crea una contraseña' })).toBeTruthy();
+    expect(screen.queryByRole('heading', { name: 'Cambiar la contraseña' })).toBeNull();
+    expect(screen.getByRole('button', { name: es['settings.password.sendLink'] })).toBeTruthy();
+  });
 });

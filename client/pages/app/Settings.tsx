@@ -188,7 +188,8 @@ function SetPasswordByLink({ user }: { user: CurrentUser }) {
   });
   return (
     <section className="settings-card" aria-labelledby="settings-password">
-      <h2 id="settings-password">{t('settings.password.title')}</h2>
+      {/* There is none to change yet. */}
+      <h2 id="settings-password">{t('settings.password.setTitle')}</h2>
       <p className="muted">{t('settings.password.none')}</p>
       <form className="form" onSubmit={submit}>
         <FormOutcome errors={errors.non_field_errors} done={sent ? t('settings.password.linkSent', { email: user.email }) : null} />
