@@ -12,6 +12,9 @@ import { useMessages } from '../lib/i18n';
  * page, with the e-mail typed there (its history state), and Back returns to it; opened any other way
  * (an e-mail's link, an address typed), Back opens the login page.
  */
+/** Focuses an element once, when it shows (a stable ref: not again at each render). */
+const focusOnShow = (element: HTMLElement | null) => element?.focus();
+
 export function ForgotPassword() {
   useMessages(accountMessages);
   const { t, navigate, errors, busy, onSubmit } = useAuthForm();
@@ -26,7 +29,8 @@ export function ForgotPassword() {
   return (
     <AuthLayout title={t('forgot.title')}>
       {sent ? (
-        <p className="status-ok" role="status">
+        // The form goes: what it says takes the focus the form had.
+        <p className="status-ok" role="status" tabIndex={-1} ref={focusOnShow}>
           {t('forgot.sent')}
         </p>
       ) : (

@@ -56,6 +56,19 @@ describe('Forgot password? from the login page', () => {
   });
 });
 
+describe('The forgot page, once sent', () => {
+  it('hands the focus to what it says, when the form it replaces goes', async () => {
+    open('/forgot-password/');
+    const field = await emailField();
+    fireEvent.change(field, { target: { value: 'ana@example.com' } });
+    field.focus();
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: enAccount['forgot.submit'] })));
+    const said = await screen.findByText(enAccount['forgot.sent']);
+    // Not dropped on the page's body: the keyboard and a screen reader carry on from the answer.
+    expect(document.activeElement).toBe(said);
+  });
+});
+
 describe('Back on the forgot and reset pages', () => {
   it('returns to the login page the forgot page was opened from, back in the history', async () => {
     open('/login/');

@@ -54,4 +54,21 @@ describe('Settings → Change password', () => {
     expect(screen.queryByRole('heading', { name: 'Cambiar la contraseña' })).toBeNull();
     expect(screen.getByRole('button', { name: es['settings.password.sendLink'] })).toBeTruthy();
   });
+
+  it('hands the focus to the note that the link was sent, when the button it replaces goes', async () => {
+    useSession.setState({ user: currentUser({ has_password: false }) });
+    let answer!: () => void;
+    vi.spyOn(accountApi, 'requestPasswordReset').mockReturnValue(new Promise<void>((resolve) => (answer = resolve)) as never);
+    render(
+      <Suspense fallback={null}>
+        <Settings />
+      </Suspense>,
+    );
+    const button = await screen.findByRole('button', { name: es['settings.password.sendLink'] });
+    button.focus();
+    fireEvent.click(button);
+    await act(async () => answer());
+    // Not dropped on the page's body: the keyboard and a screen reader carry on from the note.
+    expect(document.activeElement).toBe(screen.getByText(es['settings.password.linkSent'].replace('{email}', 'ana@example.com')));
+  });
 });

@@ -192,7 +192,8 @@ function SetPasswordByLink({ user }: { user: CurrentUser }) {
       <h2 id="settings-password">{t('settings.password.setTitle')}</h2>
       <p className="muted">{t('settings.password.none')}</p>
       <form className="form" onSubmit={submit}>
-        <FormOutcome errors={errors.non_field_errors} done={sent ? t('settings.password.linkSent', { email: user.email }) : null} />
+        {/* The button goes once sent: the note takes the focus it had. */}
+        <FormOutcome errors={errors.non_field_errors} done={sent ? t('settings.password.linkSent', { email: user.email }) : null} takeFocus />
         {!sent && (
           <BusyButton type="submit" className="btn btn-ghost" busy={busy}>
             {t('settings.password.sendLink')}
@@ -356,7 +357,10 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
   );
 }
 
-function FormOutcome({ errors, done = null }: { errors: string[] | undefined; done?: string | null }) {
+/** Focuses an element once, when it shows (a stable ref: not again at each render). */
+const focusOnShow = (element: HTMLElement | null) => element?.focus();
+
+function FormOutcome({ errors, done = null, takeFocus }: { errors: string[] | undefined; done?: string | null; takeFocus?: boolean }) {
   if (errors?.length) {
     return (
       <p className="form-error" role="alert">
@@ -366,7 +370,7 @@ function FormOutcome({ errors, done = null }: { errors: string[] | undefined; do
   }
   if (!done) return null;
   return (
-    <p className="status-ok" role="status">
+    <p className="status-ok" role="status" tabIndex={-1} ref={takeFocus ? focusOnShow : undefined}>
       {done}
     </p>
   );
