@@ -55,4 +55,21 @@ describe('Settings → Delete my account, its confirm step', () => {
     expect(screen.queryByLabelText(es['settings.delete.confirmPassword'])).toBeNull();
     expect(document.activeElement).toBe(screen.getByRole('button', { name: es['settings.delete.start'] }));
   });
+
+  it("asks a Google-only account for the word in capitals, with the phone's keyboard in capitals and not correcting it", async () => {
+    useSession.setState({ user: currentUser({ has_password: false }) });
+    await initLanguage();
+    render(
+      <Suspense fallback={null}>
+        <Settings />
+      </Suspense>,
+    );
+    fireEvent.click(await screen.findByRole('button', { name: es['settings.delete.start'] }));
+    const word = screen.getByLabelText(es['settings.delete.confirmWord']);
+    // A phone's keyboard would start it "Delete" (or correct it), which the server refuses.
+    expect(word.getAttribute('autocapitalize')).toBe('characters');
+    expect(word.getAttribute('autocorrect')).toBe('off');
+    expect(word.getAttribute('spellcheck')).toBe('false');
+    expect(document.activeElement).toBe(word);
+  });
 });

@@ -340,7 +340,19 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
           {user.has_password ? (
             <FormField id="delete-password" name="password" label={t('settings.delete.confirmPassword')} type="password" autoComplete="current-password" autoFocus errors={errors.password} />
           ) : (
-            <FormField name="confirm" label={t('settings.delete.confirmWord')} type="text" autoComplete="off" autoFocus placeholder={DELETE_CONFIRMATION} errors={errors.confirm} />
+            // The word is matched exactly: a phone's keyboard in capitals, and no correction of it.
+            <FormField
+              name="confirm"
+              label={t('settings.delete.confirmWord')}
+              type="text"
+              autoComplete="off"
+              autoCapitalize="characters"
+              autoCorrect="off"
+              spellCheck={false}
+              autoFocus
+              placeholder={DELETE_CONFIRMATION}
+              errors={errors.confirm}
+            />
           )}
           <FormOutcome errors={errors.non_field_errors} />
           <div className="form-actions">
