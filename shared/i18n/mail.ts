@@ -13,8 +13,11 @@ export interface MailCopy {
   note: string;
 }
 
-/** `setPassword`: the reset link, to an account with no password yet (made with Google). */
-export type MailKind = 'verifyEmail' | 'resetPassword' | 'setPassword' | 'passwordChanged';
+/**
+ * `setPassword`: the reset link, to an account with no password yet (made with Google); `passwordSet`:
+ * the notice once that account has one.
+ */
+export type MailKind = 'verifyEmail' | 'resetPassword' | 'setPassword' | 'passwordChanged' | 'passwordSet';
 
 export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature: string; greetingWithoutName: string }> = {
   en: {
@@ -48,6 +51,12 @@ export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature
       intro: 'The password of your Eventmatch account was just changed, and every other session was logged out.',
       note: 'If it was not you, reset your password at once with "Forgot password?" on the login page.',
     },
+    passwordSet: {
+      subject: 'Your Eventmatch account has a password now',
+      greeting: 'Hi {name},',
+      intro: 'A password was just set for your Eventmatch account: you can sign in with it as well as with Google. Every other session was logged out.',
+      note: 'If it was not you, reset your password at once with "Forgot password?" on the login page.',
+    },
   },
   es: {
     signature: 'El equipo de Eventmatch',
@@ -77,6 +86,12 @@ export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature
       subject: 'Tu contraseña de Eventmatch ha cambiado',
       greeting: 'Hola, {name}:',
       intro: 'Se acaba de cambiar la contraseña de tu cuenta de Eventmatch y se han cerrado todas las demás sesiones.',
+      note: 'Si no has sido tú, restablece tu contraseña cuanto antes con «¿Has olvidado tu contraseña?» en la página de inicio de sesión.',
+    },
+    passwordSet: {
+      subject: 'Tu cuenta de Eventmatch ya tiene contraseña',
+      greeting: 'Hola, {name}:',
+      intro: 'Se acaba de crear una contraseña para tu cuenta de Eventmatch: puedes entrar con ella además de con Google. Se han cerrado todas las demás sesiones.',
       note: 'Si no has sido tú, restablece tu contraseña cuanto antes con «¿Has olvidado tu contraseña?» en la página de inicio de sesión.',
     },
   },

@@ -466,6 +466,10 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       const token = linkToken(mail, '/reset-password');
       const fresh = password();
       expect((await confirmReset(token, fresh)).status).toBe(200);
+      // The owner is told, as of any new password, that one was set where there was none.
+      const notice = await smtp.nextMailTo(email);
+      expect(notice.subject).toBe('Tu cuenta de Eventmatch ya tiene contraseña');
+      expect(notice.text).toContain('además de con Google');
       expect((await login(email, fresh)).status).toBe(200);
       expect((await me(first.body.token)).status).toBe(401);
     });

@@ -51,11 +51,12 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   /**
    * After a new password: the sessions it ended are forgotten (sockets too, on every instance), the
    * owner is told, in the language of the app they set it in; of a repeat, by the change it repeats.
+   * `first`: the account had none (made with Google).
    */
-  async function afterNewPassword(userId: number, session: NewPasswordSession, request: FastifyRequest) {
+  async function afterNewPassword(userId: number, session: NewPasswordSession, request: FastifyRequest, first = false) {
     await app.suspendedTokens(session.ended);
     await rememberLanguage(app.db, userId, requestLanguage(request));
-    if (!session.repeat) app.mailer.later(() => sendPasswordChangedEmail(mail(request), userId));
+    if (!session.repeat) app.mailer.later(() => sendPasswordChangedEmail(mail(request), userId, first));
   }
 
   app.post('/api/auth/verify-email/', {
@@ -109,8 +110,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request) => {
       // It verifies the e-mail too, but no open app needs telling: it ends every other session.
-      const { userId, session } = await confirmPasswordReset(app.db, request.body, hashOptions);
-      await afterNewPassword(userId, session, request);
+      const { userId, session, first } = await confirmPasswordReset(app.db, request.body, hashOptions);
+      await afterNewPassword(userId, session, request, first);
       return { token: session.token };
     },
   });

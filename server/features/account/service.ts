@@ -168,10 +168,13 @@ export async function sendPasswordResetEmail(deps: MailDeps, email: string): Pro
   return true;
 }
 
-/** Tells the owner their password changed (OWASP ASVS: notify on credential changes). */
-export async function sendPasswordChangedEmail(deps: MailDeps, userId: number): Promise<void> {
+/**
+ * Tells the owner their password changed (OWASP ASVS: notify on credential changes); `first`: that one
+ * was set where there was none (an account made with Google), which it can now sign in with too.
+ */
+export async function sendPasswordChangedEmail(deps: MailDeps, userId: number, first = false): Promise<void> {
   const user = await findRecipient(deps.db, eq(users.id, userId));
-  if (user) await deps.mailer.send(composeMail('passwordChanged', user));
+  if (user) await deps.mailer.send(composeMail(first ? 'passwordSet' : 'passwordChanged', user));
 }
 
 function passwordFieldErrors(
@@ -254,7 +257,7 @@ export async function confirmPasswordReset(
   db: Db,
   input: PasswordResetConfirmInput,
   hashOptions: HashOptions,
-): Promise<{ userId: number; session: NewPasswordSession }> {
+): Promise<{ userId: number; session: NewPasswordSession; first: boolean }> {
   const owner = await resetLinkOwner(db, input.token);
   const fields = passwordFieldErrors(input.password, input.password2, owner);
   if (!owner) fields.token = [LINK_INVALID];
@@ -264,11 +267,12 @@ export async function confirmPasswordReset(
   return db.transaction(async (tx) => {
     // The user's row before the link's, as a change takes them (the row, then every reset link
     // through `setPassword`): the other order deadlocked a reset against a change at once.
-    await tx.select({ id: users.id }).from(users).where(eq(users.id, owner!.id)).for('no key update');
+    // Read under the lock: whether this sets the account's first password (one made with Google).
+    const [row] = await tx.select({ hash: users.passwordHash }).from(users).where(eq(users.id, owner!.id)).for('no key update');
     // Spent by whichever use gets here first.
     const userId = await spendEmailToken(tx, input.token, 'reset_password');
     if (userId !== owner!.id) throw ValidationError.field('token', LINK_INVALID);
-    return { userId, session: await setPassword(tx, userId, passwordHash, { verifiesEmail: true }) };
+    return { userId, session: await setPassword(tx, userId, passwordHash, { verifiesEmail: true }), first: row?.hash == null };
   });
 }
 
