@@ -58,12 +58,14 @@ export function ResetPassword() {
   const refused = link === 'refused';
   const myEmail = useSignedInEmail();
   const otherAccount = link !== null && link !== 'refused' && myEmail !== undefined && myEmail !== link.email;
+  // An account made with Google has no password yet: this link sets its first.
+  const first = link !== null && link !== 'refused' && link.has_password === false;
 
   const submit = onSubmit(async (value) => {
     const answer = await accountApi.confirmPasswordReset(token, value('password'), value('password2'));
     // Said on the deck the app opens on, in this page's words (loaded with it). The link is spent: in
     // its page's place, so that Back does not open it to say it no longer works.
-    toast.success(t('reset.done'));
+    toast.success(t(first ? 'reset.firstDone' : 'reset.done'));
     enter(answer.token, { replace: true });
   });
 
@@ -71,7 +73,7 @@ export function ResetPassword() {
   // of a form, whose heading would ask for a password the link can no longer set.
   const linkProblem = !token || refused || Boolean(errors.token);
   return (
-    <AuthLayout title={t(linkProblem ? 'reset.deadTitle' : 'reset.title')}>
+    <AuthLayout title={t(linkProblem ? 'reset.deadTitle' : first ? 'reset.firstTitle' : 'reset.title')}>
       {/* The page's one way on: a button a thumb can take, not a link within the error's line. */}
       {linkProblem && (
         <>

@@ -29,7 +29,8 @@ export type PasswordResetCheckInput = z.infer<typeof PasswordResetCheckInput>;
  * so that a page opened where another account is signed in can say whose it is. A link that cannot
  * be used names nobody.
  */
-export const PasswordResetLink = z.object({ email: z.string() });
+/** `has_password` false: an account made with Google, whose link sets its first password. */
+export const PasswordResetLink = z.object({ email: z.string(), has_password: z.boolean() });
 export type PasswordResetLink = z.infer<typeof PasswordResetLink>;
 
 export const PasswordResetConfirmInput = z.object({ token: LinkToken, password: Password, password2: Password });

@@ -19,6 +19,8 @@ import { useSession } from '../../client/stores/session';
 import { currentUser } from '../helpers/current-user';
 
 const LINK = '/reset-password/?token=spent-once-used';
+/** Whether the link's account has a password already: not one made with Google that sets its first. */
+let linkHasPassword = true;
 
 beforeEach(() => {
   useToasts.setState({ toasts: [] });
@@ -26,7 +28,7 @@ beforeEach(() => {
     'fetch',
     vi.fn(async (url: string) => {
       if (String(url).endsWith('/api/auth/password-reset/confirm/')) return Response.json({ token: 'fresh-token' });
-      if (String(url).endsWith('/api/auth/password-reset/check/')) return Response.json({ email: 'lena@example.com' });
+      if (String(url).endsWith('/api/auth/password-reset/check/')) return Response.json({ email: 'lena@example.com', has_password: linkHasPassword });
       if (String(url).endsWith('/api/users/me/')) return Response.json(currentUser());
       return new Response(null, { status: 204 });
     }),
@@ -34,6 +36,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   cleanup();
+  linkHasPassword = true;
   vi.unstubAllGlobals();
   useSession.setState({ token: null, user: undefined });
   localStorage.clear();
@@ -77,6 +80,17 @@ describe('a new password saved from the e-mail’s link', () => {
     await saveNewPassword('en', enAccount);
 
     expect(useToasts.getState().toasts.map((item) => item.message)).toEqual(['Your password was changed. Your other sessions were logged out.']);
+  });
+
+  it('asks an account made with Google for its first password, and says it has one now, not that it changed', async () => {
+    linkHasPassword = false;
+    await openLink('es');
+    expect(await screen.findByRole('heading', { name: 'Elige una contraseña' })).toBeTruthy();
+    for (const label of [esAccount['reset.password'], esAccount['reset.password2']]) {
+      fireEvent.change(screen.getByLabelText(label), { target: { value: 'Dance-Floor-2026!' } });
+    }
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: esAccount['reset.submit'] })));
+    expect(useToasts.getState().toasts.map((item) => item.message)).toEqual(['Ya tienes contraseña: puedes iniciar sesión con ella además de con Google.']);
   });
 });
 

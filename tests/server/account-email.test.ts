@@ -289,7 +289,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       for (let time = 0; time < 2; time++) {
         const usable = await check(token);
         expect(usable.status).toBe(200);
-        expect(usable.body).toEqual({ email: user.email });
+        expect(usable.body).toEqual({ email: user.email, has_password: true });
       }
       expect((await confirmReset(token, password())).status).toBe(200);
       await smtp.nextMailTo(user.email); // the notice of the new password
@@ -464,6 +464,9 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       expect(mail.text).toContain('Inicias sesión en Eventmatch con Google.');
       expect(mail.text).not.toMatch(/restablece|tu contraseña no cambia/i);
       const token = linkToken(mail, '/reset-password');
+      // Its page asks for a first password, not a new one.
+      const check = await api().post('/api/auth/password-reset/check/', { json: { token } });
+      expect(check.body).toEqual({ email, has_password: false });
       const fresh = password();
       expect((await confirmReset(token, fresh)).status).toBe(200);
       // The owner is told, as of any new password, that one was set where there was none.

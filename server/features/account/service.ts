@@ -4,6 +4,7 @@ import type { Language } from '../../../shared/constants';
 import type {
   ChangePasswordInput,
   PasswordResetConfirmInput,
+  PasswordResetLink,
 } from '../../../shared/schemas/account';
 import type { Db, DbOrTx } from '../../db/client';
 import { authTokens, emailTokens, users } from '../../db/schema';
@@ -243,10 +244,10 @@ async function resetLinkOwner(db: DbOrTx, token: string): Promise<Recipient | nu
  * once, not after a new password was typed twice. Spends nothing. A usable one answers the address
  * it was sent to, which its holder has already read.
  */
-export async function checkPasswordReset(db: Db, token: string): Promise<{ email: string }> {
+export async function checkPasswordReset(db: Db, token: string): Promise<PasswordResetLink> {
   const owner = await resetLinkOwner(db, token);
   if (!owner) throw ValidationError.field('token', LINK_INVALID);
-  return { email: owner.email };
+  return { email: owner.email, has_password: owner.hasPassword };
 }
 
 /**
