@@ -15,7 +15,7 @@ export const enAccount = {
   'reset.otherAccount': 'You are signed in as {me}. Saving this password signs you in as {email} instead.',
   'reset.askAgain': 'Ask for a new link',
   'reset.done': 'Your password was changed. Your other sessions were logged out.',
-  'reset.firstDone': 'You have a password now: you can log in with it as well as with Google.',
+  'reset.firstDone': 'You have a password now: you can log in with it as well as with Google. Your other sessions were logged out.',
   'verify.title': 'Confirm your e-mail address',
   'verify.checking': 'Confirming your e-mail address…',
   'verify.done': 'Your e-mail address is verified. Thank you!',

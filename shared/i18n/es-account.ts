@@ -17,7 +17,7 @@ export const esAccount: Record<keyof typeof enAccount, string> = {
   'reset.otherAccount': 'Has iniciado sesión como {me}. Al guardar esta contraseña, iniciarás sesión como {email} en su lugar.',
   'reset.askAgain': 'Pedir un enlace nuevo',
   'reset.done': 'Has cambiado tu contraseña. Se han cerrado tus otras sesiones.',
-  'reset.firstDone': 'Ya tienes contraseña: puedes iniciar sesión con ella además de con Google.',
+  'reset.firstDone': 'Ya tienes contraseña: puedes iniciar sesión con ella además de con Google. Se han cerrado tus otras sesiones.',
   'verify.title': 'Confirma tu correo electrónico',
   'verify.checking': 'Confirmando tu correo electrónico…',
   'verify.done': 'Tu correo electrónico está verificado. ¡Gracias!',

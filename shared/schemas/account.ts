@@ -26,10 +26,10 @@ export type PasswordResetCheckInput = z.infer<typeof PasswordResetCheckInput>;
 
 /**
  * Its answer for a link that can be used: the account it resets, whose address the link was sent to,
- * so that a page opened where another account is signed in can say whose it is. A link that cannot
- * be used names nobody.
+ * so that a page opened where another account is signed in can say whose it is, and whether it has a
+ * password (`has_password` false: an account made with Google, whose link sets its first one). A link
+ * that cannot be used names nobody.
  */
-/** `has_password` false: an account made with Google, whose link sets its first password. */
 export const PasswordResetLink = z.object({ email: z.string(), has_password: z.boolean() });
 export type PasswordResetLink = z.infer<typeof PasswordResetLink>;
 

@@ -90,7 +90,7 @@ describe('a new password saved from the e-mail’s link', () => {
       fireEvent.change(screen.getByLabelText(label), { target: { value: 'Dance-Floor-2026!' } });
     }
     await act(async () => fireEvent.click(screen.getByRole('button', { name: esAccount['reset.submit'] })));
-    expect(useToasts.getState().toasts.map((item) => item.message)).toEqual(['Ya tienes contraseña: puedes iniciar sesión con ella además de con Google.']);
+    expect(useToasts.getState().toasts.map((item) => item.message)).toEqual(['Ya tienes contraseña: puedes iniciar sesión con ella además de con Google. Se han cerrado tus otras sesiones.']);
   });
 });
 
