@@ -10,7 +10,7 @@ import { inFlight, turnsByKey } from '../lib/turns';
 import { createRedisFanout } from './redis';
 import { revokedElsewhere } from './revocation';
 import { answerRefusalsInEnvelope, refuseUpgradesElsewhere } from './refusals';
-import type { Publish, RealtimeServer } from './types';
+import type { Publish, RealtimeServer, RealtimeSocket } from './types';
 
 /** How long a cluster-wide count of a user's sockets may take before this instance counts its own. */
 const FETCH_SOCKETS_TIMEOUT_MS = 1000;
@@ -62,6 +62,8 @@ export default fp(
       ...(fanout ? { adapter: fanout.adapter } : {}),
     });
     answerRefusalsInEnvelope(io.engine, headers);
+    /** The engine's open connections (a protected field of engine.io's server), by id. */
+    const engineConnections = () => (io.engine as unknown as { clients: Record<string, { close(): void }> }).clients;
     refuseUpgradesElsewhere(app.server, SOCKET_PATH, headers);
 
     let accepting = true;
@@ -95,7 +97,10 @@ export default fp(
      */
     const inTurn = turnsByKey<number>();
 
-    io.use(async (socket, next) => {
+    // A handshake under way is waited for by a close as a write is (`track`): it reads the database, and
+    // the socket it lets in is one whose transport the close must then drop.
+    io.use((socket, next) => track(admit(socket, next)));
+    async function admit(socket: RealtimeSocket, next: (error?: Error) => void) {
       if (!accepting) {
         // A dropped transport makes the client reconnect (elsewhere, behind the proxy); a refusal would not.
         socket.conn.close();
@@ -125,7 +130,7 @@ export default fp(
         app.log.error({ err: error }, 'socket handshake failed');
         next(new Error('unavailable'));
       }
-    });
+    }
 
     function publish<E extends keyof ServerToClientEvents>(userIds: number[], event: E, ...args: Parameters<ServerToClientEvents[E]>) {
       if (userIds.length === 0) return;
@@ -210,7 +215,9 @@ export default fp(
       // Close the transports rather than disconnect the sockets: socket.io-client reconnects on its own
       // after a "transport close" (elsewhere, behind the proxy) but not after a server-side disconnect.
       // Open WebSockets would otherwise also hold the HTTP server open.
-      for (const socket of io.of('/').sockets.values()) socket.conn.close();
+      // Every connection's, not only its signed-in sockets': one still before its handshake (opened as
+      // the close began, or one that never asks to connect) would hold the close as long as it stays.
+      for (const connection of Object.values(engineConnections())) connection.close();
       // The disconnects' presence updates still read the database, which closes after this.
       await drain();
     });

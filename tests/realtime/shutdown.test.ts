@@ -1,3 +1,4 @@
+import { io } from 'socket.io-client';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/client';
 import { messages } from '../../server/db/schema';
@@ -5,6 +6,7 @@ import { SEND_LOCK_SPACE } from '../../server/features/conversations/queries';
 import { racesOnPostgres } from '../helpers/lock-holder';
 import { hasPostgres } from '../helpers/services';
 import { connect, waitForDisconnect, waitUntil } from '../helpers/socket';
+import { makeUser } from '../helpers/factories';
 import { makePair, newClientId } from './fixtures';
 
 // PostgreSQL: the database has to outlive the instance to show what it committed.
@@ -54,6 +56,35 @@ describe.skipIf(!(await hasPostgres()))('closing an instance', () => {
     for (const content of stored) expect(outcomes.map((o) => o.payload.content)).toContain(content);
     aSocket.close();
     bSocket.close();
+  });
+
+  it('drops a socket whose handshake was still reading its token as the close began, and closes', async () => {
+    const { server, hold, waiting } = races;
+    const user = await makeUser(server);
+    // The handshake's read of its (never used) token waits behind the table's lock.
+    const release = await hold('lock table auth_tokens in access exclusive mode');
+    const socket = io(server.url, { path: '/socket.io/', auth: { token: user.token }, transports: ['websocket'], reconnection: false, forceNew: true });
+    // Let in and then dropped, or dropped in its handshake: either way its transport closes under it.
+    const dropped = waitForDisconnect(socket, 10_000);
+    let closing: Promise<void> | undefined;
+    try {
+      await waitUntil(async () => (await waiting()) >= 1, 5000, 'the handshake to wait for its token');
+      closing = server.app.close();
+      // The close is under way: requests are refused, or the instance no longer listens at all.
+      const refusing = () =>
+        fetch(`${server.url}/readyz`).then(
+          (response) => response.status === 503,
+          () => true,
+        );
+      await waitUntil(async () => !server.app.server.listening || (await refusing()), 5000, 'the close to begin');
+    } finally {
+      await release();
+    }
+    // "transport close": the client reconnects on its own, to another instance. Before, it was let in
+    // after the close had dropped every socket, and held the close open for as long as it stayed.
+    expect(await dropped).toBe('transport close');
+    await closing;
+    socket.close();
   });
 
   it('answers a request that arrives while it drains in the envelope, 503 with Retry-After, and stores nothing', async () => {
