@@ -68,7 +68,8 @@ export function createPresenceRoll(options: PresenceRollOptions) {
   }
 
   let first = true;
-  let running: Promise<void> = Promise.resolve();
+  /** The turn under way, if one is. */
+  let running: Promise<void> | null = null;
   async function tick() {
     const wasOff = await beat();
     if (wasOff && !first) {
@@ -79,8 +80,14 @@ export function createPresenceRoll(options: PresenceRollOptions) {
     await sweep();
   }
   const turn = () => {
-    // One turn at a time: a slow Redis must not pile turns up.
-    running = running.then(tick).catch((error: unknown) => log.debug({ err: error }, 'presence: roll not kept this beat'));
+    // One turn at a time, and a beat due while one runs is skipped: a slow Redis (or a lapsed
+    // instance's users said offline slowly) must not pile turns up, to run back to back once it is over.
+    if (running) return;
+    running = tick()
+      .catch((error: unknown) => log.debug({ err: error }, 'presence: roll not kept this beat'))
+      .finally(() => {
+        running = null;
+      });
   };
   turn();
   const timer = setInterval(turn, beatMs);

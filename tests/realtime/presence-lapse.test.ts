@@ -1,5 +1,9 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
 import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openRedis } from '../../server/lib/redis';
+import { createPresenceRoll } from '../../server/realtime/presence-roll';
 import { startTwoInstances, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { record, socketsClosedAfterEach, waitFor } from '../helpers/socket';
@@ -56,5 +60,55 @@ describe.skipIf(!ready)('presence across instances when one stops without a word
     await offline;
     expect(await bSocket.emitWithAck('presence:list', {})).toEqual({ ok: true, online: [] });
     expect(await redis.sMembers(`${cluster.redisPrefix}:presence:instances`)).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!(await hasRedis()))('the presence roll', () => {
+  const silent = { debug() {}, info() {}, warn() {}, error() {} } as unknown as FastifyBaseLogger;
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('skips the beats due while a turn is still running, rather than queueing them all', async () => {
+    const prefix = `test-roll-${randomBytes(6).toString('hex')}`;
+    const redis = await openRedis({ url: REDIS_URL, prefix, log: silent });
+    const other = createClient({ url: REDIS_URL });
+    await other.connect();
+    try {
+      // An instance on the roll whose beat has lapsed: the first turn says its users offline, slowly.
+      await other.sAdd(`${prefix}:presence:instances`, 'gone');
+      await other.sAdd(`${prefix}:presence:gone:users`, '7');
+      let saying!: () => void;
+      const slow = new Promise<void>((resolve) => (saying = resolve));
+      let entered!: () => void;
+      const sayingOffline = new Promise<void>((resolve) => (entered = resolve));
+      let turns = 0;
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+      const roll = createPresenceRoll({
+        redis,
+        log: silent,
+        beatMs: 100,
+        localUsers: () => {
+          turns += 1;
+          return [];
+        },
+        lapsed: () => {
+          entered();
+          return slow;
+        },
+        restored: async () => {},
+      });
+      await sayingOffline;
+      // Twenty beats come due while that turn runs (a slow database, a slow cluster).
+      vi.advanceTimersByTime(20 * 100);
+      saying();
+      await roll.close();
+      // The turn that ran, and none of those due meanwhile piled up behind it.
+      expect(turns).toBe(1);
+    } finally {
+      await other.del([`${prefix}:presence:instances`, `${prefix}:presence:gone:users`]);
+      other.destroy();
+      redis.close();
+    }
   });
 });
