@@ -17,7 +17,7 @@ import {
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { boughtAtStripeBefore, endThroughTestPortal } from '../helpers/plan';
-import { backends, serverPerSuite, type TestServer } from '../helpers/server';
+import { backends, serverPerSuite, startServer, type TestServer } from '../helpers/server';
 import { connect, waitFor, waitUntil } from '../helpers/socket';
 
 const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
@@ -184,6 +184,24 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
       held.release();
     }
     await waitUntil(() => fake.customers.get(customer)?.preferred_locales?.[0] === 'es', undefined, 'the customer’s language at Stripe');
+  });
+
+  it('does not hold its close for a language switch Stripe is slow to take', async () => {
+    const own = await startServer({ backend, config: { checkoutMode: 'stripe', stripe: stripeConfigFor(fake) } });
+    let held: ReturnType<FakeStripe['holdCustomerReads']> | undefined;
+    try {
+      const user = await makeUser(own);
+      const started = await client(own.url).post(CHECKOUT, { token: user.token, json: { lookup_key: 'basic_monthly' }, headers: { 'accept-language': 'en' } });
+      expect(started.status, JSON.stringify(started.body)).toBe(200);
+      held = fake.holdCustomerReads();
+      expect((await client(own.url).put('/api/users/me/language/', { token: user.token, json: { language: 'es' } })).status).toBe(204);
+      await held.reading;
+      // Stripe holds the customer's read (its client waits 15 s a try, three tries): the close goes on
+      // without it, well before the process's own deadline would exit it with its database open.
+      await own.close();
+    } finally {
+      held?.release();
+    }
   });
 
   it('plain form post: answers 303 to the subscribe page the same way for any e-mail, and starts nothing', async () => {

@@ -341,21 +341,39 @@ async function ensureStripeCustomer(db: Db, stripe: Stripe, user: CheckoutUser):
  * waits 15 s, and tries again twice) neither slows the switch nor fails it. One at a time per user, each
  * with the language the account has when it runs, so that Stripe ends with the last switch however
  * their calls go. Best effort: Stripe failing is logged, the switch stays saved here, and the next
- * checkout or portal session puts the customer right. `settled` for the server's close.
+ * checkout or portal session puts the customer right. `close` for the server's close.
  */
 export function languageFollower(db: Db, stripe: Stripe) {
   const inTurn = turnsByKey<number>();
   const running = inFlight();
+  let closed = false;
   return {
     follow(userId: number, log: { warn(object: object, message: string): void }) {
-      const work = inTurn(userId, () => followLanguage(db, stripe, userId)).catch((error: unknown) =>
-        log.warn({ err: error, userId }, 'could not update a Stripe customer’s language'),
-      );
+      const work = inTurn(userId, async () => {
+        // Given up at the close: the next checkout or portal session puts the customer right.
+        if (!closed) await followLanguage(db, stripe, userId);
+      }).catch((error: unknown) => log.warn({ err: error, userId }, 'could not update a Stripe customer’s language'));
       running.track(work);
     },
-    settled: running.settled,
+    /**
+     * Waits for the updates under way, at most `LANGUAGE_FOLLOW_GRACE_MS`, and starts none after it: a
+     * stalled Stripe (its client waits 15 s a try, and tries three times) would otherwise hold the
+     * close past the process's deadline, which exits without closing the database.
+     */
+    async close() {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, LANGUAGE_FOLLOW_GRACE_MS);
+      });
+      await Promise.race([running.settled(), grace]);
+      clearTimeout(timer);
+      closed = true;
+    },
   };
 }
+
+/** How long the close waits for the Stripe customers' language updates under way: Stripe answers in well under a second. */
+const LANGUAGE_FOLLOW_GRACE_MS = 2_000;
 
 async function followLanguage(db: Db, stripe: Stripe, userId: number) {
   const [user] = await db.select({ customer: users.stripeCustomerId, language: users.language }).from(users).where(eq(users.id, userId));
