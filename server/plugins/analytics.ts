@@ -43,6 +43,9 @@ export interface Analytics {
   eraseWhenDue(): void;
 }
 
+/** How long the close waits for the events still queued for PostHog. */
+const SHUTDOWN_FLUSH_MS = 3_000;
+
 /** Long enough for PostHog's API on a bad day; no request waits for it (the erasure job does). */
 const ERASURE_TIMEOUT_MS = 10_000;
 
@@ -175,8 +178,11 @@ export default fp(
       for (const timer of waiting) clearTimeout(timer);
       await erasing;
     });
+    // The events still queued go out, for a moment at most: left to itself, PostHog's SDK waits 30 s for
+    // a PostHog that does not answer (each try `sendTimeoutMs`, and three more after it), past the
+    // process's 10 s shutdown deadline, which exits without closing the database.
     app.addHook('onClose', async () => {
-      await posthog?.shutdown();
+      await posthog?.shutdown(SHUTDOWN_FLUSH_MS).catch((error: unknown) => app.log.warn({ err: error }, 'posthog: events still queued at the close were not sent'));
     });
   },
   { name: 'analytics', dependencies: ['database'] },

@@ -8,7 +8,7 @@ import { FAKE_POSTHOG_KEY, type FakePostHog, startFakePostHog } from '../fakes/p
 import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
-import { backends, serverPerSuite } from '../helpers/server';
+import { backends, serverPerSuite, startServer } from '../helpers/server';
 import { match } from '../realtime/fixtures';
 import { waitUntil } from '../helpers/socket';
 
@@ -122,6 +122,22 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
       expect(sent).not.toContain('Zelda');
       expect(sent).not.toContain('127.0.0.1');
       expect(event.properties.$geoip_disable).toBe(true);
+    }
+  });
+
+  it('does not hold its close for the events PostHog is slow to take', async () => {
+    // Batches that may take a minute: PostHog's SDK, left to itself, waits 30 s for its last flush.
+    const own = await startServer({ config: { posthog: { ...posthog.appConfig, sendTimeoutMs: 60_000 } } });
+    try {
+      await makeUser(own);
+      posthog.capture.state = 'holding';
+      const heldBefore = posthog.held.length;
+      // The account's sign-up is still queued: the close sends it, and PostHog holds it on its way.
+      await own.close();
+      expect(posthog.held.length).toBeGreaterThan(heldBefore);
+    } finally {
+      posthog.capture.state = 'up';
+      posthog.release();
     }
   });
 
