@@ -157,6 +157,8 @@ export function createMailer(options: {
     : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   const turns = queue(connections);
   const inBackground = inFlight();
+  /** The sends a request waits for (`send` outside `later`): shutdown gives them its grace too. */
+  const forRequests = inFlight();
   const shutdown = new AbortController();
   // Every e-mail waiting for a connection listens for the shutdown (`queue`), as does every send's
   // deadline: a crowd signing up at once is a long line, not the leak Node warns of past ten listeners.
@@ -170,7 +172,9 @@ export function createMailer(options: {
       if (!background.getStore()) {
         // The request waits: its one deadline counts the wait for a turn too.
         const deadline = AbortSignal.any([timeoutSignal(SEND_DEADLINE_MS), shutdown.signal]);
-        await inTurn(() => deliver(message, deadline), deadline, true);
+        const sending = inTurn(() => deliver(message, deadline), deadline, true);
+        forRequests.track(sending);
+        await sending;
       } else await deliverRetrying(message);
     } catch (error) {
       const mail = { to: message.to, subject: message.subject };
@@ -257,7 +261,9 @@ export function createMailer(options: {
       const grace = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, SHUTDOWN_GRACE_MS);
       });
-      await Promise.race([idle(), grace]);
+      // A request's send as well as the background's: a resend on its way as the close began is not
+      // refused (503) when its mail server was about to take it.
+      await Promise.race([Promise.all([idle(), forRequests.settled()]), grace]);
       clearTimeout(timer);
       shutdown.abort(new Error('shutting down'));
       await idle();

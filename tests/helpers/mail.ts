@@ -25,9 +25,9 @@ export interface TestSmtpServer {
   mailTo(address: string): ReceivedMail[];
   /**
    * Holds every message in the SMTP DATA phase until `release()`: a request whose answer does not
-   * wait for its e-mail answers while its message is still held.
+   * wait for its e-mail answers while its message is still held. `reached` settles once a message is held.
    */
-  hold(): { release: () => void };
+  hold(): { release: () => void; reached: Promise<void> };
   /** The next message to `address` that was not handed out by this function before; waits for it. */
   nextMailTo(address: string, timeoutMs?: number): Promise<ReceivedMail>;
   close(): Promise<void>;
@@ -42,6 +42,7 @@ export async function startSmtpServer(options: { maxClients?: number } = {}): Pr
   const taken = new Set<ReceivedMail>();
   const waiters = new Set<() => void>();
   let gate: Promise<void> = Promise.resolve();
+  let reachedGate = () => {};
 
   const server = new SMTPServer({
     authOptional: true,
@@ -49,6 +50,7 @@ export async function startSmtpServer(options: { maxClients?: number } = {}): Pr
     logger: false,
     maxClients: options.maxClients,
     onData(stream, session, callback) {
+      reachedGate();
       Promise.all([simpleParser(stream), gate]).then(
         ([parsed]) => {
           inbox.push({
@@ -81,7 +83,10 @@ export async function startSmtpServer(options: { maxClients?: number } = {}): Pr
       gate = new Promise<void>((resolve) => {
         release = resolve;
       });
-      return { release };
+      const reached = new Promise<void>((resolve) => {
+        reachedGate = resolve;
+      });
+      return { release, reached };
     },
     nextMailTo(address, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {

@@ -19,6 +19,7 @@ import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail
 import { freePort } from '../helpers/ports';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { backends, loggerInto, serverPerSuite, startServer } from '../helpers/server';
+import { waitUntil } from '../helpers/socket';
 
 const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
 const MAIL_FROM = 'Eventmatch <no-reply@eventmatch.test>';
@@ -628,6 +629,42 @@ describe.each(backends)('a reset clears the account’s login throttle, on %s', 
     expect((await api.post('/api/auth/password-reset/confirm/', { json: { token, password: fresh, password2: fresh } })).status).toBe(200);
 
     expect((await login(fresh)).status).toBe(200);
+  });
+});
+
+describe('a new verification link on its way as the app closes', () => {
+  let smtp: TestSmtpServer;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+  });
+  afterAll(() => smtp?.close());
+
+  it('is sent, and answered, before the close goes on', async () => {
+    const own = await startServer({ config: { mail: { smtpUrl: smtp.url, from: MAIL_FROM } } });
+    let held: ReturnType<TestSmtpServer['hold']> | undefined;
+    try {
+      const user = await makeUser(own);
+      await smtp.nextMailTo(user.email);
+      held = smtp.hold();
+      const resent = client(own.url).post('/api/auth/verify-email/resend/', { token: user.token, headers: { 'accept-language': 'en' } });
+      // Its message is with the mail server, which has not said it took it yet.
+      await held.reached;
+      const closing = own.close();
+      // The close is under way: requests are refused, or the app no longer listens at all.
+      const refusing = () =>
+        fetch(`${own.url}/readyz`).then(
+          (response) => response.status === 503,
+          () => true,
+        );
+      await waitUntil(refusing, 5000, 'the close to begin');
+      held.release();
+      // The mail server's answer comes within the close's grace: the link is sent, and the request told so.
+      expect((await resent).body).toEqual({ detail: 'We have sent you a new link to confirm your e-mail address.' });
+      await closing;
+      expect(smtp.mailTo(user.email)).toHaveLength(2);
+    } finally {
+      held?.release();
+    }
   });
 });
 
