@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import fp from 'fastify-plugin';
 import { Server } from 'socket.io';
 import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
@@ -17,6 +19,19 @@ const FETCH_SOCKETS_TIMEOUT_MS = 1000;
 
 /** Where Socket.IO listens: every other path's upgrades are refused (`refusals.ts`). */
 const SOCKET_PATH = '/socket.io/';
+
+/** How long a close waits for each transport to send what is queued for it, before it cuts the connection. */
+const TRANSPORT_CLOSE_GRACE_MS = 1000;
+
+/** What the close uses of an engine.io connection (its `Socket`). */
+interface EngineConnection {
+  /** The handshake's request: its socket is the connection's. */
+  request: IncomingMessage;
+  close(): void;
+}
+
+/** Resolves once the connection's socket has closed. */
+const closed = (socket: Socket) => (socket.closed ? Promise.resolve() : new Promise<void>((resolve) => socket.once('close', () => resolve())));
 
 /** The largest frame a client may send: a 2,000-character message in any script fits many times over. */
 const MAX_CLIENT_FRAME_BYTES = 64 * 1024;
@@ -63,7 +78,7 @@ export default fp(
     });
     answerRefusalsInEnvelope(io.engine, headers);
     /** The engine's open connections (a protected field of engine.io's server), by id. */
-    const engineConnections = () => (io.engine as unknown as { clients: Record<string, { close(): void }> }).clients;
+    const engineConnections = () => (io.engine as unknown as { clients: Record<string, EngineConnection> }).clients;
     refuseUpgradesElsewhere(app.server, SOCKET_PATH, headers);
 
     let accepting = true;
@@ -217,7 +232,20 @@ export default fp(
       // Open WebSockets would otherwise also hold the HTTP server open.
       // Every connection's, not only its signed-in sockets': one still before its handshake (opened as
       // the close began, or one that never asks to connect) would hold the close as long as it stays.
-      for (const connection of Object.values(engineConnections())) connection.close();
+      const connections = Object.values(engineConnections());
+      for (const connection of connections) connection.close();
+      // A WebSocket closes once what is queued for it has gone and its client has answered the close: a
+      // client that reads no more (a phone asleep, its connection half-open, the buffers to it full)
+      // never does, and the close would wait for the ping's timeout or the close's own (30 s). After a
+      // moment, such a connection is cut.
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, TRANSPORT_CLOSE_GRACE_MS);
+      });
+      const sockets = connections.map((connection) => connection.request.socket);
+      await Promise.race([Promise.all(sockets.map(closed)), grace]);
+      clearTimeout(timer);
+      for (const socket of sockets) if (!socket.closed) socket.destroy();
       // The disconnects' presence updates still read the database, which closes after this.
       await drain();
     });
