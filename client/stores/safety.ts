@@ -6,6 +6,7 @@ import { api } from '../lib/api-app';
 import { readCache, writeCache } from '../lib/device-cache';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
+import { useRetryWhenBackOnline } from '../lib/socket';
 import { useChat } from './chat';
 import { useConversations } from './conversations';
 import { useDeck } from './deck';
@@ -246,7 +247,9 @@ useSafety.subscribe(({ reportDrafts }, previous) => {
 
 /**
  * A safety page's list (Settings → Blocked people, Ended chats): its first page loaded afresh once a
- * visit, then a page more at a time; `error` says why the last load failed.
+ * visit, then a page more at a time; `error` says why the last load failed. A first page that could
+ * not be read leaves nothing to page from: `retry` reads it again (Try again), as does the socket's
+ * next connection, and is null otherwise.
  */
 export function useSafetyList<K extends ListName>(list: K) {
   const t = useT();
@@ -261,5 +264,7 @@ export function useSafetyList<K extends ListName>(list: K) {
   }
   // Once a visit: a change of language does not change who is listed.
   useEffect(() => loadList('load'), []);
-  return { ...shown, error, more: () => loadList('loadMore') };
+  const unread = shown.items === null && error !== null;
+  useRetryWhenBackOnline(unread, () => loadList('load'));
+  return { ...shown, error, more: () => loadList('loadMore'), retry: unread ? () => loadList('load') : null };
 }

@@ -29,6 +29,7 @@ import { Chat } from '../../client/pages/app/Chat';
 import { Matches } from '../../client/pages/app/Matches';
 import { ProfileView } from '../../client/pages/app/ProfileView';
 import { Moderation } from '../../client/pages/app/moderation/Moderation';
+import { useConnection } from '../../client/lib/socket';
 import { toast, useToasts } from '../../client/lib/toast';
 import { chatToastKey, useChat } from '../../client/stores/chat';
 import { useConversations } from '../../client/stores/conversations';
@@ -719,6 +720,34 @@ describe('Blocked people', () => {
     fireEvent.click(more);
     await waitFor(() => expect(document.querySelectorAll('.person-row')).toHaveLength(52));
     expect(screen.queryByRole('button', { name: en['blocked.more'] })).toBeNull();
+  });
+
+  it.each([
+    ['Blocked people', 'Try again', '/api/users/me/blocks/', () => <Blocked />],
+    ['Ended chats', 'Try again', '/api/conversations/ended/', () => <EndedChats />],
+    ['Blocked people', 'the socket back', '/api/users/me/blocks/', () => <Blocked />],
+    ['Ended chats', 'the socket back', '/api/conversations/ended/', () => <EndedChats />],
+  ])('%s, a first read that failed: offers Try again, in Spanish too, and reads the list again on %s', async (_name, how, path, page) => {
+    const { other } = await matchedPair(['Rut', 'Sam']);
+    await act(() => useLanguage.getState().setLanguage('es'));
+    const reachesServer = globalThis.fetch;
+    let fails = true;
+    vi.stubGlobal('fetch', (input: RequestInfo | URL, init?: RequestInit) =>
+      fails && String(input).startsWith(path)
+        ? Promise.resolve(Response.json({ detail: 'Service unavailable.' }, { status: 503 }))
+        : reachesServer(input, init),
+    );
+    await api().post(`/api/users/${other.id}/block/`, { token: useSession.getState().token! });
+    useConnection.setState({ connected: false });
+    render(<Router hook={memoryLocation({ path: '/app/settings/' }).hook}>{page()}</Router>);
+    expect((await screen.findByRole('alert')).textContent).toBe(es['error.generic']);
+    fails = false;
+    if (how === 'Try again') fireEvent.click(screen.getByRole('button', { name: es['app.retry'] }));
+    // Or by itself, the moment the socket connects again.
+    else act(() => useConnection.setState({ connected: true }));
+    await screen.findByText('Sam');
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.queryByRole('button', { name: es['app.retry'] })).toBeNull();
   });
 
   it('keeps the pages already shown when the list is read again (a block made on another phone)', async () => {

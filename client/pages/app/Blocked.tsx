@@ -6,6 +6,7 @@ import { Avatar } from '../../components/Avatar';
 import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { LoadMore } from '../../components/LoadMore';
+import { TryAgain } from '../../components/Waiting';
 import { SafetyDialog } from '../../components/SafetyMenu';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { formatDate } from '../../lib/format';
@@ -46,7 +47,7 @@ export function Blocked() {
   const t = useT();
   const tiText = useTiText();
   const language = useLanguage((state) => state.language);
-  const { items: blocked, next, loading, error, more } = useSafetyList('blocked');
+  const { items: blocked, next, loading, error, more, retry } = useSafetyList('blocked');
   const [confirming, setConfirming] = useState<BlockedUser | null>(null);
   const [reporting, setReporting] = useState<BlockedUser | null>(null);
 
@@ -90,6 +91,7 @@ export function Blocked() {
         </ul>
       )}
       <LoadMore error={error} hasMore={Boolean(next)} loading={loading} label={t('blocked.more')} onMore={more} />
+      {retry && <TryAgain onRetry={retry} />}
       {confirming && <UnblockSheet person={confirming} onClose={() => setConfirming(null)} />}
       {reporting && (
         <Suspense fallback={null}>

@@ -6,6 +6,7 @@ import { Avatar } from '../../components/Avatar';
 import { ChevronLeft } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
 import { LoadMore } from '../../components/LoadMore';
+import { TryAgain } from '../../components/Waiting';
 import { SafetyDialog } from '../../components/SafetyMenu';
 import { formatDate } from '../../lib/format';
 import { useLanguage, useMessages, useT, useTiText } from '../../lib/i18n';
@@ -22,7 +23,7 @@ export function EndedChats() {
   const t = useT();
   const tiText = useTiText();
   const language = useLanguage((state) => state.language);
-  const { items: chats, next, loading, error, more } = useSafetyList('ended');
+  const { items: chats, next, loading, error, more, retry } = useSafetyList('ended');
   const [reporting, setReporting] = useState<EndedChat | null>(null);
 
   const days = { days: ENDED_CHAT_KEPT_DAYS };
@@ -65,6 +66,7 @@ export function EndedChats() {
         </ul>
       )}
       <LoadMore error={error} hasMore={Boolean(next)} loading={loading} label={t('ended.more')} onMore={more} />
+      {retry && <TryAgain onRetry={retry} />}
       {reporting && (
         <Suspense fallback={null}>
           <SafetyDialog
