@@ -289,6 +289,31 @@ describe('the chat store’s sends that cannot go now', () => {
     expect(outbox()).toEqual([otherTab]);
   });
 
+  it('sends the queue kept on the device in the order written, though the clock went back between two of its messages', async () => {
+    const { useServerAhead } = await import('../../client/lib/server-clock');
+    sendMessage.mockRejectedValue(new NetworkError(0, 'Failed to fetch'));
+    vi.useFakeTimers({ now: Date.parse('2026-12-02T10:03:00.000Z'), toFake: ['Date'] });
+    await useChat.getState().send(7, 'first');
+    // The server's time heard meanwhile: this phone's clock runs three minutes ahead.
+    useServerAhead.setState(-3 * 60_000, true);
+    try {
+      await useChat.getState().send(7, 'second');
+      expect(statuses(7)).toEqual(['first:queued', 'second:queued']);
+
+      // The app opened again: new stores, the same device.
+      vi.resetModules();
+      ({ useChat } = await import('../../client/stores/chat'));
+      ({ useSession } = await import('../../client/stores/session'));
+      socket.connected = true;
+      signedIn();
+      await vi.waitFor(() => expect(socket.sent).toHaveLength(2));
+      expect(socket.sent).toEqual(['first', 'second']);
+      expect(statuses(7)).toEqual(['first:sent', 'second:sent']);
+    } finally {
+      useServerAhead.setState(0, true);
+    }
+  });
+
   it('never takes up another user’s outbox, and drops it', async () => {
     // Left by a session of theirs the server ended (`endRevokedSession`), for their next sign-in here.
     localStorage.setItem('chat_outbox:2', JSON.stringify([{ conversation_id: 7, client_id: 'x', content: 'not mine', time: '2026-11-28T01:00:00.000Z' }]));

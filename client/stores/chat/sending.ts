@@ -160,13 +160,16 @@ export const sendingSlice: ChatSlice<SendingSlice> = (set, get) => {
       // over HTTP): it joins them, so that it is not stored before them (sent over HTTP while they wait
       // for the socket, or over the socket while the one before it is still on its way).
       const behind = !held && (waiting.length > 0 || runs.has(id));
+      // Never before one of mine still on its way here: the outbox on the device goes in the order of
+      // its times, and the clock may have gone back between the two (the server's time heard, a clock set).
+      const after = Math.max(0, ...(get().threads[id]?.messages ?? []).map((item) => (item.id < 0 ? Date.parse(item.time) + 1 : 0)));
       const message: ChatMessage = {
         id: tempId--,
         sender: me,
         content,
         // By the server's clock, as the messages around it are: a phone's clock minutes off would show
         // it as written before the message it answers, or under another day.
-        time: new Date(serverNow()).toISOString(),
+        time: new Date(Math.max(serverNow(), after)).toISOString(),
         client_id: uuid(),
         ...(held ? { status: 'queued', slowDown: held } : { status: behind ? 'queued' : 'sending' }),
       };
