@@ -513,7 +513,9 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     const passed = trialEnd.getTime() - Date.now() + 2 * 86_400_000;
     const movedBack = (date: Date) => new Date(date.getTime() - passed);
     await server.app.db.update(users).set({ planTrialEndsAt: movedBack(trialEnd), planRenewsAt: movedBack(trialEnd) }).where(eq(users.id, me.id));
+    // The same day a month on, or that month's last where it has none (31 January's is 28 February).
     const paidUntil = new Date(movedBack(trialEnd));
+    paidUntil.setUTCDate(Math.min(paidUntil.getUTCDate(), new Date(Date.UTC(paidUntil.getUTCFullYear(), paidUntil.getUTCMonth() + 2, 0)).getUTCDate()));
     paidUntil.setUTCMonth(paidUntil.getUTCMonth() + 1);
 
     const events = await connect(server.url, me.token);
