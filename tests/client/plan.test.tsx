@@ -112,9 +112,12 @@ describe('the Spanish plan copy', () => {
 
 describe('the subscribe page of a subscriber', () => {
   const noDates = { trial_ends_at: null, renews_at: null, ends_at: null, payment_failed: false, payment_incomplete: false };
+  // Noon where the test runs, so that the date said is that day's in any time zone (noon in UTC is
+  // already the next day in Auckland's summer or Kiritimati).
+  const noonOn = (year: number, month: number, day: number) => new Date(year, month - 1, day, 12).toISOString();
   it('shows the plan, its perks and "Manage subscription" instead of the plans for sale', () => {
     useSession.setState({ user: user(true) });
-    usePlan.setState({ subscription: { ...noDates, active: true, period: 'yearly', manageable: true, trial_days: 0, renews_at: '2027-11-30T12:00:00.000Z' } });
+    usePlan.setState({ subscription: { ...noDates, active: true, period: 'yearly', manageable: true, trial_days: 0, renews_at: noonOn(2027, 11, 30) } });
     renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(en['subscribe.current.title']);
     expect(screen.getByTestId('current-plan').textContent).toContain(en['subscribe.current.period.yearly']);
@@ -197,7 +200,7 @@ describe('the subscribe page of a subscriber', () => {
 
   it('says when the free trial ends; a plan canceled at the end of its period, when it ends', () => {
     useSession.setState({ user: user(true) });
-    const trialing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, trial_ends_at: '2026-12-30T12:00:00.000Z', renews_at: '2026-12-30T12:00:00.000Z' };
+    const trialing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, trial_ends_at: noonOn(2026, 12, 30), renews_at: noonOn(2026, 12, 30) };
     usePlan.setState({ subscription: trialing });
     const { unmount } = renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByTestId('current-plan').textContent).toContain('Free trial until Dec 30, 2026');
@@ -209,7 +212,7 @@ describe('the subscribe page of a subscriber', () => {
     const yearly = renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByText('$120 on Dec 30, 2026, then every year, unless you cancel')).toBeTruthy();
     yearly.unmount();
-    usePlan.setState({ subscription: { ...trialing, renews_at: null, ends_at: '2026-12-30T12:00:00.000Z' } });
+    usePlan.setState({ subscription: { ...trialing, renews_at: null, ends_at: noonOn(2026, 12, 30) } });
     renderAt('/app/subscribe/', <Subscribe />);
     expect(screen.getByTestId('current-plan').textContent).toContain('Your plan ends on Dec 30, 2026');
     expect(screen.getByTestId('current-plan').textContent).not.toContain('Free trial');
@@ -218,12 +221,12 @@ describe('the subscribe page of a subscriber', () => {
 
   it('the test portal offers to cancel a plan once: cancelled, it says when the plan ends', () => {
     useSession.setState({ user: user(true) });
-    const renewing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, renews_at: '2026-12-30T12:00:00.000Z' };
+    const renewing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, renews_at: noonOn(2026, 12, 30) };
     usePlan.setState({ subscription: renewing });
     const { unmount } = renderAt('/app/subscribe/test-portal/', <TestPortal />);
     expect(screen.getByRole('button', { name: en['portal.cancel'] })).toBeTruthy();
     unmount();
-    usePlan.setState({ subscription: { ...renewing, renews_at: null, ends_at: '2026-12-30T12:00:00.000Z' } });
+    usePlan.setState({ subscription: { ...renewing, renews_at: null, ends_at: noonOn(2026, 12, 30) } });
     renderAt('/app/subscribe/test-portal/', <TestPortal />);
     expect(screen.getByText('Your plan ends on Dec 30, 2026')).toBeTruthy();
     expect(screen.queryByRole('button', { name: en['portal.cancel'] })).toBeNull();
@@ -231,7 +234,7 @@ describe('the subscribe page of a subscriber', () => {
 
   it('the test portal says a refused cancellation once, in the sheet that asked for it', async () => {
     useSession.setState({ user: user(true) });
-    const renewing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, renews_at: '2026-12-30T12:00:00.000Z' };
+    const renewing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, renews_at: noonOn(2026, 12, 30) };
     usePlan.setState({ subscription: renewing });
     vi.stubGlobal('fetch', async (path: string) =>
       path.includes('/test-portal/cancel/') ? Response.json({ detail: 'Internal server error.' }, { status: 500 }) : Response.json(renewing),
