@@ -325,17 +325,22 @@ describe('the deck and the plan', () => {
   });
 
   it('says "tomorrow" when the likes come back tomorrow, and a time alone when later today', () => {
-    const at = (date: Date, hours: number) => new Date(date.getFullYear(), date.getMonth(), date.getDate(), hours, 1).toISOString();
-    const tomorrow = new Date();
-    tomorrow.setDate(tomorrow.getDate() + 1);
-    usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: at(tomorrow, 8) } });
-    renderAt('/app/home/', <DeckPlanNotice />);
-    const time = (iso: string) => new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(iso));
-    expect(screen.getByTestId('likes-out').textContent).toContain(`You have used your 100 likes. More tomorrow at ${time(at(tomorrow, 8))}.`);
-    // Later today: a minute before midnight, so that it is still today whenever the test runs.
-    const today = new Date(new Date().setHours(23, 59, 0, 0)).toISOString();
-    act(() => usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: today } }));
-    expect(screen.getByTestId('likes-out').textContent).toContain(`You have used your 100 likes. More at ${time(today)}.`);
+    // 3 p.m. on the phone, and not the test's own clock: run at midnight, its "tomorrow" and "today"
+    // were computed on one day and said on the next.
+    vi.useFakeTimers({ now: new Date(2030, 0, 1, 15, 0), toFake: ['Date'] });
+    try {
+      const time = (iso: string) => new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(iso));
+      const tomorrow = new Date(2030, 0, 2, 8, 1).toISOString();
+      usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: tomorrow } });
+      renderAt('/app/home/', <DeckPlanNotice />);
+      expect(screen.getByTestId('likes-out').textContent).toContain(`You have used your 100 likes. More tomorrow at ${time(tomorrow)}.`);
+      // Later today: a minute before midnight.
+      const today = new Date(2030, 0, 1, 23, 59).toISOString();
+      act(() => usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: today } }));
+      expect(screen.getByTestId('likes-out').textContent).toContain(`You have used your 100 likes. More at ${time(today)}.`);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('says "tomorrow" by the server’s clock, the likes’ own, on a phone whose clock is minutes behind it at midnight', () => {
