@@ -1,3 +1,4 @@
+import { useEffect, useReducer } from 'react';
 import { create } from 'zustand';
 
 /**
@@ -77,9 +78,21 @@ export const serverNow = () => Date.now() + useServerAhead.getState();
 /**
  * Renders the caller again when the offset known moves by a minute or so (the first answer of a session,
  * a clock set): what it says by `serverNow` ("Today", a time for today's) is said by the server's day,
- * not left at the phone's until something else renders it. Smaller moves do not render it again.
+ * not left at the phone's until something else renders it. Smaller moves do not render it again. And
+ * at each midnight (by `serverNow`, in the phone's zone): a chat left open overnight says "Yesterday"
+ * of the evening's messages, and Chats a date, though nothing else has come.
  */
-export const useServerMinutes = () => useServerAhead((ahead) => Math.round(ahead / 60_000));
+export function useServerMinutes() {
+  const minutes = useServerAhead((ahead) => Math.round(ahead / 60_000));
+  const [, renderAgain] = useReducer((day: number) => day + 1, 0);
+  useEffect(() => {
+    const now = new Date(serverNow());
+    // A second past it: a timer that comes a little early does not render the day before again.
+    const timer = setTimeout(renderAgain, new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1).getTime() - now.getTime() + 1000);
+    return () => clearTimeout(timer);
+  });
+  return minutes;
+}
 
 const recent = (sample: Sample, now: number) => sample.at <= now && now - sample.at <= SAMPLE_MAX_AGE_MS;
 const agree = (one: Sample, other: Sample) => Math.abs(one.ahead - other.ahead) <= (one.trip + other.trip) / 2 + AGREEMENT_MS;

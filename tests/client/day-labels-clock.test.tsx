@@ -2,7 +2,7 @@
 /**
  * Chats and a chat say "Today", "Yesterday" or a time by the server's clock. Until its first answer of
  * the session they have only the phone's; once it comes, minutes off at midnight, what they say changes
- * at once, not at whatever renders them next.
+ * at once, not at whatever renders them next. So does midnight, come with the screen left open.
  */
 import { act, screen } from '@testing-library/react';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
@@ -61,4 +61,31 @@ it("heads a chat's day again once the server's clock is heard", async () => {
   const heading = await screen.findByText('Today');
   serverHeard();
   expect(heading.textContent).toBe('Yesterday');
+});
+
+/** The phone's timers as well as its clock, so that its midnight can come. */
+const timersToo = () => vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], now: phoneNow });
+
+it("heads a chat's day again at midnight, with the chat left open and nothing else new", async () => {
+  timersToo();
+  useChat.setState({
+    threads: { 7: { ...emptyThread(), loaded: true, detail, messages: [{ id: 1, sender: BEN, content: 'hola', time: sentAt, client_id: null, status: 'sent' }] } },
+  });
+  renderAt('/app/', <Chat id={7} />);
+  await act(async () => {});
+  const heading = screen.getByText('Today');
+  act(() => vi.advanceTimersByTime(9 * MINUTE));
+  expect(heading.textContent).toBe('Today');
+  act(() => vi.advanceTimersByTime(2 * MINUTE));
+  expect(heading.textContent).toBe('Yesterday');
+});
+
+it('dates a conversation on Chats again at midnight, the list left open', async () => {
+  timersToo();
+  renderAt('/app/', <Matches />);
+  await act(async () => {});
+  const when = document.querySelector(`time[datetime="${sentAt}"]`)!;
+  expect(when.textContent).toBe(formatTime(sentAt, 'en'));
+  act(() => vi.advanceTimersByTime(11 * MINUTE));
+  expect(when.textContent).toBe('Dec 4');
 });
