@@ -101,6 +101,31 @@ describe('Settings’ Download my data', () => {
     expect(button.textContent).toBe(es['settings.export.submit']);
     expect(document.activeElement).toBe(button);
   });
+
+  it('names the archive by the date on the phone, not in UTC', async () => {
+    // 8 p.m. on 6 December in Los Angeles: already the 7th in UTC.
+    vi.stubEnv('TZ', 'America/Los_Angeles');
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-12-07T04:00:00Z') });
+    try {
+      vi.spyOn(accountApi, 'exportData').mockResolvedValue(new Blob(['zip']));
+      URL.createObjectURL = vi.fn(() => 'blob:archive');
+      const saved: string[] = [];
+      vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+        saved.push(this.download);
+      });
+      useSession.setState({ user: currentUser() });
+      render(
+        <Suspense fallback={null}>
+          <Settings />
+        </Suspense>,
+      );
+      use(await screen.findByRole('button', { name: es['settings.export.submit'] }));
+      await vi.waitFor(() => expect(saved).toEqual(['eventmatch-export-2026-12-06.zip']));
+    } finally {
+      vi.useRealTimers();
+      vi.unstubAllEnvs();
+    }
+  });
 });
 
 describe('Settings’ Log out everywhere, asked in a sheet', () => {

@@ -257,7 +257,9 @@ function ExportData() {
       const url = URL.createObjectURL(archive);
       const link = document.createElement('a');
       link.href = url;
-      link.download = `eventmatch-export-${new Date().toISOString().slice(0, 10)}.zip`;
+      // Today's date where the user is (in UTC it is already tomorrow's on an American evening), as
+      // YYYY-MM-DD: Swedish dates are written so.
+      link.download = `eventmatch-export-${new Date().toLocaleDateString('sv')}.zip`;
       document.body.append(link);
       link.click();
       link.remove();
