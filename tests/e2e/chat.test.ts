@@ -13,7 +13,7 @@ import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { type ClientSocket, connect } from '../helpers/socket';
 import { match } from '../realtime/fixtures';
-import { entryAnimationsDone, hasChromium, holdSocketUntil, keepShot, opening, openLaptop, openPhone, PHONE } from './helpers';
+import { entryAnimationsDone, hasChromium, holdSocketUntil, keepShot, middayZone, opening, openLaptop, openPhone, PHONE } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -57,7 +57,10 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     // take it would): the tab keeps trying, and has no socket until it is lifted.
     app.server.app.io.use((socket, next) => (socketBlocked && socket.data.user?.id === ana.id ? next(new Error('unavailable')) : next()));
 
-    ({ page } = await openPhone(app.browser, { token: ana.token, language: 'en' }));
+    // In a zone where it is midday: the history written above is still "Today" when its headings are
+    // checked, whenever the suite runs (across a midnight, in UTC or the machine's zone, the chat
+    // rightly headed it "Yesterday"), and three days ago is the weekday the test computes.
+    ({ page } = await openPhone(app.browser, { token: ana.token, language: 'en' }, { timezoneId: middayZone() }));
   }, 120_000);
 
   afterAll(async () => {
@@ -123,8 +126,12 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await page.locator('.message-partner .message-content').getByText('history 1', { exact: true }).count()).toBe(1);
     expect(await page.locator('.message-partner .message-content').getByText('history 2', { exact: true }).count()).toBe(0);
 
-    // Each day opens with its heading: three days ago's weekday before the first ten, then today.
-    const threeDaysAgo = await page.evaluate(() => new Intl.DateTimeFormat('en', { weekday: 'long' }).format(Date.now() - 3 * 86_400_000));
+    // Each day opens with its heading: three days ago's weekday before the first ten, then today. That
+    // weekday is the first message's own, as the server dated it, not the browser's clock's.
+    const threeDaysAgo = await page
+      .locator('.messages .message-meta time')
+      .first()
+      .evaluate((time) => new Intl.DateTimeFormat('en', { weekday: 'long' }).format(new Date(time.getAttribute('datetime')!)));
     const items = await page
       .locator('.messages > li.day-separator, .messages > li.message')
       .evaluateAll((lis) => lis.map((li) => (li.classList.contains('day-separator') ? `# ${li.textContent}` : li.querySelector('.message-content')?.textContent)));

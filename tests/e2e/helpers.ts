@@ -74,12 +74,24 @@ const WITHOUT_WORKER = 'block';
 export async function openPhone(
   browser: Browser,
   session?: { token: string; language: 'en' | 'es' },
-  options: { serviceWorkers?: 'allow' | 'block' } = {},
+  options: { serviceWorkers?: 'allow' | 'block'; timezoneId?: string } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
   return openSignedIn(
     await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true, serviceWorkers: WITHOUT_WORKER, ...options }),
     session,
   );
+}
+
+/**
+ * A time zone in which it is about midday now, within half an hour (a whole number of hours from UTC,
+ * with no summer time): a page in it that says "Today" of a message written a minute before cannot
+ * have seen a midnight fall between the two, whenever the run is. Etc/GMT's sign is the other way
+ * round from the offset's: Etc/GMT-5 is five hours ahead of UTC.
+ */
+export function middayZone(now = Date.now()): string {
+  const at = new Date(now);
+  const ahead = Math.round(12 - at.getUTCHours() - at.getUTCMinutes() / 60);
+  return ahead === 0 ? 'Etc/GMT' : `Etc/GMT${ahead > 0 ? '-' : '+'}${Math.abs(ahead)}`;
 }
 
 /** A laptop's browser (1280×800): a mouse and a keyboard, no touch screen. */
