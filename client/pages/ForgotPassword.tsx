@@ -7,14 +7,14 @@ import { accountApi } from '../lib/api-account';
 import { useAuthForm } from '../lib/use-auth-form';
 import { useMessages } from '../lib/i18n';
 
+/** Focuses an element once, when it shows (a stable ref: not again at each render). */
+const focusOnShow = (element: HTMLElement | null) => element?.focus();
+
 /**
  * "Forgot password?": the same answer whether or not an account has this e-mail. Opened from the login
  * page, with the e-mail typed there (its history state), and Back returns to it; opened any other way
  * (an e-mail's link, an address typed), Back opens the login page.
  */
-/** Focuses an element once, when it shows (a stable ref: not again at each render). */
-const focusOnShow = (element: HTMLElement | null) => element?.focus();
-
 export function ForgotPassword() {
   useMessages(accountMessages);
   const { t, navigate, errors, busy, onSubmit } = useAuthForm();
