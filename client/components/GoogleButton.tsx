@@ -4,16 +4,19 @@ import { ApiError, refusedByServer } from '../lib/api';
 import { errorMessage, useFieldErrors } from '../lib/errors';
 import { GoogleCancelled, googleLogin, googleProfile, preloadGoogle, requestGoogleAccessToken } from '../lib/google';
 import { useT } from '../lib/i18n';
+import { GOOGLE_CLIENT_KEY, readStorage } from '../lib/storage';
 import { useConfig } from '../stores/config';
 import { BusyButton } from './BusyButton';
 
 /**
- * Shown only when the server has a Google client id (GET /api/config/). Failures are shown to the
- * user, not only logged.
+ * Shown only when the server has a Google client id (GET /api/config/; until it answers, as this device
+ * last read it). Failures are shown to the user, not only logged.
  */
 export function GoogleButton({ label, onToken }: { label: string; onToken: (token: string) => void }) {
   const t = useT();
-  const clientId = useConfig((state) => state.config?.google_client_id ?? null);
+  // Until the server answers, the one this device last read from it: the button in its place at once,
+  // not pushing the form down under a finger about to tap it (seconds later on a party's network).
+  const clientId = useConfig((state) => (state.config ? state.config.google_client_id : readStorage(GOOGLE_CLIENT_KEY)));
   const loadConfig = useConfig((state) => state.load);
   const [busy, setBusy] = useState(false);
   // Why the last try failed, said again in the other language on a switch, as a form's errors are.
@@ -26,7 +29,10 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
   const [email, setEmail] = useState<string>();
 
   useEffect(() => {
-    void loadConfig();
+    void loadConfig().then((config) => {
+      if (config?.google_client_id) localStorage.setItem(GOOGLE_CLIENT_KEY, config.google_client_id);
+      else if (config) localStorage.removeItem(GOOGLE_CLIENT_KEY);
+    });
   }, [loadConfig]);
   // Google's script, loading while the person reads the form: a press then opens the pop-up at once.
   useEffect(() => {

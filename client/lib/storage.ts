@@ -11,6 +11,8 @@ export const PENDING_JOIN_KEY = 'pending_event_join';
 export const OUTBOX_KEY = 'chat_outbox:';
 /** The analytics events not answered yet (`lib/analytics-unsent.ts`). */
 export const ANALYTICS_KEY = 'analytics_unsent';
+/** The server's Google client id as this device last read it (`components/GoogleButton.tsx`). */
+export const GOOGLE_CLIENT_KEY = 'google_client_id';
 
 /** A key's value; null when it is not there or storage cannot be read (private mode, say). */
 export function readStorage(key: string): string | null {
@@ -38,13 +40,14 @@ export function storeLanguage(language: Language) {
 
 /**
  * Logout and login clear local storage, all but the language and the theme, choices about the device
- * rather than the account (otherwise every logout would switch the app to Spanish), and an event the
+ * rather than the account (otherwise every logout would switch the app to Spanish), the server's Google
+ * client id (the login page's Google button in its place at once), and an event the
  * visitor is on their way into: signing up and in is the way in. `keepOutbox`: the outboxes too, the
  * messages of a session the server ended that are still to go (`endRevokedSession`). `deleted`: the
  * account is gone, and so is the event it was on its way into, for whoever signs in here next.
  */
 export function clearStorage({ keepOutbox = false, deleted = false } = {}) {
-  const kept = deleted ? [LANGUAGE_KEY, THEME_KEY] : [LANGUAGE_KEY, THEME_KEY, PENDING_JOIN_KEY];
+  const kept = deleted ? [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY] : [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, PENDING_JOIN_KEY];
   removeKeys((key) => !kept.includes(key) && !(keepOutbox && key.startsWith(OUTBOX_KEY)));
 }
 
