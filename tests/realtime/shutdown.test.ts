@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/client';
 import { messages } from '../../server/db/schema';
 import { SEND_LOCK_SPACE } from '../../server/features/conversations/queries';
+import { SHUTDOWN_DEADLINE_MS } from '../../server/process';
 import { rooms } from '../../shared/events';
 import { racesOnPostgres } from '../helpers/lock-holder';
 import { startServer } from '../helpers/server';
@@ -86,6 +87,7 @@ describe.skipIf(!(await hasPostgres()))('closing an instance', () => {
     // after the close had dropped every socket, and held the close open for as long as it stayed.
     expect(await dropped).toBe('transport close');
     await closing;
+    expect(server.app.server.listening).toBe(false);
     socket.close();
   });
 
@@ -148,7 +150,9 @@ describe('closing an instance while a client has stopped reading', () => {
       );
       // Before, the close waited for that queue to go (until the transport's own ping timeout, 45 s):
       // past the process's 10 s deadline, which exits without closing the database.
+      const started = Date.now();
       await server.close();
+      expect(Date.now() - started).toBeLessThan(SHUTDOWN_DEADLINE_MS);
     } finally {
       socket.close();
     }

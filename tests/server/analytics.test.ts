@@ -4,6 +4,7 @@ import { eq, or } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsEvents, conversations } from '../../server/db/schema';
 import { deleteAccount } from '../../server/features/account/deletion';
+import { SHUTDOWN_DEADLINE_MS } from '../../server/process';
 import { FAKE_POSTHOG_KEY, type FakePostHog, startFakePostHog } from '../fakes/posthog';
 import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
@@ -132,8 +133,11 @@ describe('forwarding to PostHog (POSTHOG_KEY) through the real SDK', () => {
       await makeUser(own);
       posthog.capture.state = 'holding';
       const heldBefore = posthog.held.length;
-      // The account's sign-up is still queued: the close sends it, and PostHog holds it on its way.
+      // The account's sign-up is still queued: the close sends it, and PostHog holds it on its way; the
+      // close goes on without its answer, before the process's own deadline would exit it.
+      const started = Date.now();
       await own.close();
+      expect(Date.now() - started).toBeLessThan(SHUTDOWN_DEADLINE_MS);
       expect(posthog.held.length).toBeGreaterThan(heldBefore);
     } finally {
       posthog.capture.state = 'up';

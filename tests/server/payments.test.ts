@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { ConfigError, loadConfig } from '../../server/config';
+import { SHUTDOWN_DEADLINE_MS } from '../../server/process';
 import { checkoutSessions, stripeEvents, users } from '../../server/db/schema';
 import {
   completedCheckout,
@@ -198,7 +199,9 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
       await held.reading;
       // Stripe holds the customer's read (its client waits 15 s a try, three tries): the close goes on
       // without it, well before the process's own deadline would exit it with its database open.
+      const closing = Date.now();
       await own.close();
+      expect(Date.now() - closing).toBeLessThan(SHUTDOWN_DEADLINE_MS);
     } finally {
       held?.release();
     }
