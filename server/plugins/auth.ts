@@ -214,19 +214,21 @@ export default fp(
   { name: 'auth', dependencies: ['database'] },
 );
 
-// A token past its idle lifetime is no token (its row is purged later), even one a ban ended.
+// The tokens that count, as `t` beside their owner's profile `p`: a token past its idle lifetime is no
+// token (its row is purged later), even one a ban ended. Read one by one and together, below.
+const liveTokens = sql`${authTokens} t join ${profiles} p on p.user_id = t.user_id
+    where t.last_used_at > now() - ${sql.raw(`interval '${TOKEN_IDLE_LIFETIME_MS / 1000} seconds'`)}`;
+
 const tokenOwner = new PreparedStatement<{ tokenHash: string }>(
-  sql`select t.user_id, p.last_active_at, t.last_used_at, t.ended_by_ban from ${authTokens} t join ${profiles} p on p.user_id = t.user_id
-    where t.token_hash = ${sql.placeholder('tokenHash')}
-      and t.last_used_at > now() - ${sql.raw(`interval '${TOKEN_IDLE_LIFETIME_MS / 1000} seconds'`)}`,
+  sql`select t.user_id, p.last_active_at, t.last_used_at, t.ended_by_ban from ${liveTokens}
+      and t.token_hash = ${sql.placeholder('tokenHash')}`,
 );
 
 // The tokens read again together (`refresh`): one text for any number of hashes (hex, safe in an
 // array literal), as the activity's flush below.
 const tokenOwners = new PreparedStatement<{ tokenHashes: string }>(
-  sql`select t.token_hash, t.ended_by_ban from ${authTokens} t join ${profiles} p on p.user_id = t.user_id
-    where t.token_hash = any(${sql.placeholder('tokenHashes')}::text[])
-      and t.last_used_at > now() - ${sql.raw(`interval '${TOKEN_IDLE_LIFETIME_MS / 1000} seconds'`)}`,
+  sql`select t.token_hash, t.ended_by_ban from ${liveTokens}
+      and t.token_hash = any(${sql.placeholder('tokenHashes')}::text[])`,
 );
 
 /** Of these tokens, those still valid, by hash: whether a ban ended each. */
