@@ -9,7 +9,7 @@ import nodemailer from 'nodemailer';
 import { serverText } from '../../shared/i18n/server-messages';
 import { Conflict, ServiceUnavailable } from '../errors';
 import { timeoutSignal } from './timeout-signal';
-import { inFlight } from './turns';
+import { inFlight, settledWithin } from './turns';
 
 export interface MailMessage {
   to: string;
@@ -257,14 +257,9 @@ export function createMailer(options: {
     },
     idle,
     async drain() {
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, SHUTDOWN_GRACE_MS);
-      });
       // A request's send as well as the background's: a resend on its way as the close began is not
       // refused (503) when its mail server was about to take it.
-      await Promise.race([Promise.all([idle(), forRequests.settled()]), grace]);
-      clearTimeout(timer);
+      await settledWithin(Promise.all([idle(), forRequests.settled()]), SHUTDOWN_GRACE_MS);
       shutdown.abort(new Error('shutting down'));
       await idle();
     },

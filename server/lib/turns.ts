@@ -36,3 +36,20 @@ export function inFlight() {
     },
   };
 }
+
+/**
+ * Waits until `work` has settled (its failure is its caller's to handle), or `ms` have gone, whichever
+ * comes first: a close's grace for work it would rather not cut, but must not wait on for good.
+ */
+export async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  const settled = work.then(
+    () => {},
+    () => {},
+  );
+  await Promise.race([settled, grace]);
+  clearTimeout(timer);
+}

@@ -8,7 +8,7 @@ import { createMessageBatcher } from '../features/conversations/message-batcher'
 import { createEventLive, type EventLive } from '../features/events/live';
 import { createHandlers } from './handlers';
 import { createPresence } from './presence';
-import { inFlight, turnsByKey } from '../lib/turns';
+import { inFlight, settledWithin, turnsByKey } from '../lib/turns';
 import { createRedisFanout } from './redis';
 import { revokedElsewhere } from './revocation';
 import { answerRefusalsInEnvelope, refuseUpgradesElsewhere } from './refusals';
@@ -238,13 +238,8 @@ export default fp(
       // client that reads no more (a phone asleep, its connection half-open, the buffers to it full)
       // never does, and the close would wait for the ping's timeout or the close's own (30 s). After a
       // moment, such a connection is cut.
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, TRANSPORT_CLOSE_GRACE_MS);
-      });
       const sockets = connections.map((connection) => connection.request.socket);
-      await Promise.race([Promise.all(sockets.map(closed)), grace]);
-      clearTimeout(timer);
+      await settledWithin(Promise.all(sockets.map(closed)), TRANSPORT_CLOSE_GRACE_MS);
       for (const socket of sockets) if (!socket.closed) socket.destroy();
       // The disconnects' presence updates still read the database, which closes after this.
       await drain();

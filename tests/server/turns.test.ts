@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { inFlight, turnsByKey } from '../../server/lib/turns';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { inFlight, settledWithin, turnsByKey } from '../../server/lib/turns';
 
 /** A promise and the hands that settle it. */
 function pending() {
@@ -62,5 +62,31 @@ describe('turns by key', () => {
     await expect(first).rejects.toThrow('failed');
     await second;
     expect(started).toEqual(['ana 1', 'luz', 'ana 2']);
+  });
+});
+
+describe('a wait with a grace', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('ends when its work settles, failed or not, before the grace is up', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const work = pending();
+    const waiting = settledWithin(work.promise, 1000);
+    expect(await hasSettled(waiting)).toBe(false);
+    work.reject(new Error('its caller handles it'));
+    expect(await hasSettled(waiting)).toBe(true);
+    // Its timer went with it.
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('ends once the grace is up when its work never settles, and not before', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const waiting = settledWithin(pending().promise, 1000);
+    vi.advanceTimersByTime(999);
+    expect(await hasSettled(waiting)).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(await hasSettled(waiting)).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import type { Db, DbOrTx } from '../../db/client';
 import { checkoutSessions, users } from '../../db/schema';
 import { Conflict, SessionEnded, ValidationError } from '../../errors';
 import { isForeignKeyViolation } from '../../lib/pg-errors';
-import { inFlight, turnsByKey } from '../../lib/turns';
+import { inFlight, settledWithin, turnsByKey } from '../../lib/turns';
 import { billingLock, NO_PLAN_DATES } from './billing';
 import { callStripe, expireCheckout, isMissing, isMissingCustomer, isStripeCustomer, keepCustomerLanguage } from './stripe-client';
 
@@ -361,12 +361,7 @@ export function languageFollower(db: Db, stripe: Stripe) {
      * close past the process's deadline, which exits without closing the database.
      */
     async close() {
-      let timer: NodeJS.Timeout | undefined;
-      const grace = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, LANGUAGE_FOLLOW_GRACE_MS);
-      });
-      await Promise.race([running.settled(), grace]);
-      clearTimeout(timer);
+      await settledWithin(running.settled(), LANGUAGE_FOLLOW_GRACE_MS);
       closed = true;
     },
   };
