@@ -84,13 +84,15 @@ export const serverNow = () => Date.now() + useServerAhead.getState();
  */
 export function useServerMinutes() {
   const minutes = useServerAhead((ahead) => Math.round(ahead / 60_000));
-  const [, renderAgain] = useReducer((day: number) => day + 1, 0);
+  const [days, renderAgain] = useReducer((day: number) => day + 1, 0);
+  // Set again when the offset moves, or after it fired (early, it sets one for the same midnight); not
+  // at every render of a chat.
   useEffect(() => {
     const now = new Date(serverNow());
     // A second past it: a timer that comes a little early does not render the day before again.
     const timer = setTimeout(renderAgain, new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1).getTime() - now.getTime() + 1000);
     return () => clearTimeout(timer);
-  });
+  }, [minutes, days]);
   return minutes;
 }
 
