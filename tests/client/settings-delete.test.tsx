@@ -72,4 +72,18 @@ describe('Settings → Delete my account, its confirm step', () => {
     expect(word.getAttribute('spellcheck')).toBe('false');
     expect(document.activeElement).toBe(word);
   });
+
+  it('leaves the word\'s field empty-looking: no placeholder that reads as the word already typed', async () => {
+    useSession.setState({ user: currentUser({ has_password: false }) });
+    await initLanguage();
+    render(
+      <Suspense fallback={null}>
+        <Settings />
+      </Suspense>,
+    );
+    fireEvent.click(await screen.findByRole('button', { name: es['settings.delete.start'] }));
+    const word = screen.getByLabelText(es['settings.delete.confirmWord']) as HTMLInputElement;
+    expect(word.value).toBe('');
+    expect(word.placeholder).toBe('');
+  });
 });

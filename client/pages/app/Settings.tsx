@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { toast } from '../../lib/toast';
 import { Link, useLocation } from 'wouter';
-import { DELETE_CONFIRMATION, ENDED_CHAT_KEPT_DAYS } from '../../../shared/constants';
+import { ENDED_CHAT_KEPT_DAYS } from '../../../shared/constants';
 import type { CurrentUser } from '../../../shared/schemas/users';
 import '../../account.css';
 import { FormField } from '../../components/AuthLayout';
@@ -352,7 +352,6 @@ function DeleteAccount({ user }: { user: CurrentUser }) {
               autoCorrect="off"
               spellCheck={false}
               autoFocus
-              placeholder={DELETE_CONFIRMATION}
               errors={errors.confirm}
             />
           )}
