@@ -93,8 +93,9 @@ export function ResetPassword() {
       )}
       {!linkProblem && (
         <form className="form" onSubmit={submit}>
-          <FormField name="password" label={t('reset.password')} type="password" autoComplete="new-password" errors={errors.password} />
-          <FormField name="password2" label={t('reset.password2')} type="password" autoComplete="new-password" errors={errors.password2} />
+          {/* A first password (an account made with Google) is labelled as at registration: not a "new" one. */}
+          <FormField name="password" label={t(first ? 'auth.password' : 'reset.password')} type="password" autoComplete="new-password" errors={errors.password} />
+          <FormField name="password2" label={t(first ? 'register.password2' : 'reset.password2')} type="password" autoComplete="new-password" errors={errors.password2} />
           {/* Opened from an e-mail: Back leads to the login page, where the password is used, not to the landing page. */}
           <AuthFormFooter errors={errors.non_field_errors} busy={busy} submitLabel={t('reset.submit')} back={() => navigate('/login/')} />
         </form>

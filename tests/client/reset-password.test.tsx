@@ -86,11 +86,22 @@ describe('a new password saved from the e-mail’s link', () => {
     linkHasPassword = false;
     await openLink('es');
     expect(await screen.findByRole('heading', { name: 'Elige una contraseña' })).toBeTruthy();
-    for (const label of [esAccount['reset.password'], esAccount['reset.password2']]) {
+    // Its first: not a "new" one in place of one it never had.
+    expect(screen.queryByLabelText(esAccount['reset.password'])).toBeNull();
+    for (const label of ['Contraseña', 'Repite la contraseña']) {
       fireEvent.change(screen.getByLabelText(label), { target: { value: 'Dance-Floor-2026!' } });
     }
     await act(async () => fireEvent.click(screen.getByRole('button', { name: esAccount['reset.submit'] })));
     expect(useToasts.getState().toasts.map((item) => item.message)).toEqual(['Ya tienes contraseña: puedes iniciar sesión con ella además de con Google. Se han cerrado tus otras sesiones.']);
+  });
+
+  it('labels the first password’s fields as a first password in English too', async () => {
+    linkHasPassword = false;
+    await openLink('en');
+    expect(await screen.findByRole('heading', { name: 'Choose a password' })).toBeTruthy();
+    expect(screen.queryByLabelText(enAccount['reset.password'])).toBeNull();
+    expect(screen.getByLabelText('Password')).toBeTruthy();
+    expect(screen.getByLabelText('Repeat Password')).toBeTruthy();
   });
 });
 
