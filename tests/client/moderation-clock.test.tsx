@@ -2,7 +2,8 @@
 /**
  * The moderation queue and a report say how long ago a report was made by the server's clock. Until its
  * first answer of the session they have only the phone's; once it comes, minutes off, what they say
- * changes at once, not at whatever renders them next. The api is faked: the queue and the report.
+ * changes at once, not at whatever renders them next. And it moves as time goes by, the page left open.
+ * The api is faked: the queue and the report.
  */
 import { act, cleanup, screen } from '@testing-library/react';
 import { Suspense } from 'react';
@@ -26,7 +27,7 @@ const report = moderationReport({ id: 3, created_at: new Date(phoneNow.getTime()
 beforeEach(async () => {
   localStorage.setItem('language_code', 'en');
   await initLanguage();
-  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
   vi.setSystemTime(phoneNow);
   api.moderationReports.mockResolvedValue({ results: [report], next: null });
   api.moderationReport.mockResolvedValue(report);
@@ -62,4 +63,21 @@ it("says a report's age on its page again once the server's clock is heard", asy
   const line = await screen.findByText(/\(2 minutes ago\)/);
   serverHeard();
   expect(line.textContent).toContain('(12 minutes ago)');
+});
+
+/** A minute goes by, the page left open. */
+const aMinuteLater = () => act(() => vi.advanceTimersByTime(MINUTE));
+
+it("moves a report's age in the queue while the page stays open", async () => {
+  open('/app/moderation/');
+  const age = await screen.findByText('2 minutes ago');
+  aMinuteLater();
+  expect(age.textContent).toBe('3 minutes ago');
+});
+
+it("moves a report's age on its page while the page stays open", async () => {
+  open(`/app/moderation/reports/${report.id}/`);
+  const line = await screen.findByText(/\(2 minutes ago\)/);
+  aMinuteLater();
+  expect(line.textContent).toContain('(3 minutes ago)');
 });
