@@ -21,7 +21,8 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
   const [busy, setBusy] = useState(false);
   // Why the last try failed, said again in the other language on a switch, as a form's errors are.
   // `failed`: a refusal says what the server said (a suspended account, an e-mail Google has not
-  // verified, too many tries), in the reader's language; anything else is worth a new try.
+  // verified, too many tries), in the reader's language, and so does a 503 (Google out of the server's
+  // reach: use the e-mail and password meanwhile; or the server restarting); anything else is worth a new try.
   // `conflict`: a password account with this e-mail that is not verified yet (a 409): its owner
   // resets the password, which proves the address, and Google links after that.
   const [said, setSaid] = useFieldErrors();
@@ -59,7 +60,8 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
       if (error instanceof ApiError && error.status === 409) {
         setSaid({ conflict: [error.message] });
       } else {
-        setSaid({ failed: [refusedByServer(error) ? errorMessage(error, t) : t('auth.googleFailed')] });
+        const why = refusedByServer(error) ? errorMessage(error, t) : error instanceof ApiError && error.status === 503 && error.detail;
+        setSaid({ failed: [why || t('auth.googleFailed')] });
       }
     } finally {
       setBusy(false);

@@ -148,8 +148,8 @@ export const SERVER_MESSAGES = {
     es: 'El servidor de correo dice que esta dirección de correo no existe, así que no se le puede enviar el enlace.',
   },
   google_unavailable: {
-    en: 'Google sign-in is unavailable right now. Please try again later.',
-    es: 'El inicio de sesión con Google no está disponible ahora. Inténtalo más tarde.',
+    en: 'Google sign-in is unavailable right now. Please use your e-mail and password.',
+    es: 'El inicio de sesión con Google no está disponible ahora. Usa tu correo y contraseña.',
   },
 
   // Profiles and photos.

@@ -2,8 +2,9 @@
 /**
  * What the Google button says when the server refuses the sign-in: the server's own words (in the
  * reader's language), not "try again" — a suspended account, an e-mail Google has not verified, a
- * Google account linked to another, too many tries. Google itself failing (its pop-up closed, its
- * script or the server unreachable) still says to try again.
+ * Google account linked to another, too many tries; and Google out of the server's reach (503), which
+ * says to use the e-mail and password meanwhile. Google itself failing (its pop-up closed, its script)
+ * or the server unreachable still says to try again.
  */
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { Router } from 'wouter';
@@ -105,8 +106,21 @@ describe('The Google button, refused by the server', () => {
     expect(window.history.state).toMatchObject({ email: 'ana@gmail.example' });
   });
 
-  it('still says to try again when Google or the server is down', async () => {
-    answer = () => Response.json({ detail: 'Google sign-in is unavailable right now. Please try again later.' }, { status: 503 });
+  it('says Google sign-in is unavailable for now and to use the e-mail and password when the server cannot reach Google (503)', async () => {
+    const unavailable = 'Google sign-in is unavailable right now. Please use your e-mail and password.';
+    answer = () => Response.json({ detail: unavailable }, { status: 503 });
+    expect(await signInWithGoogle()).toBe(unavailable);
+    await act(() => useLanguage.getState().setLanguage('es'));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('El inicio de sesión con Google no está disponible ahora. Usa tu correo y contraseña.'));
+  });
+
+  it('still says to try again when the server is out of reach, or a 503 of a proxy says nothing', async () => {
+    answer = () => {
+      throw new TypeError('Failed to fetch');
+    };
+    expect(await signInWithGoogle()).toBe(en['auth.googleFailed']);
+    cleanup();
+    answer = () => new Response('<html><body>503 Service Unavailable</body></html>', { status: 503 });
     expect(await signInWithGoogle()).toBe(en['auth.googleFailed']);
   });
 

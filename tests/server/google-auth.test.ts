@@ -234,7 +234,7 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
     fake.failing.add(token);
     const down = await login({ access_token: token });
     expect(down.status).toBe(503);
-    expect(down.body).toEqual({ detail: 'Google sign-in is unavailable right now. Please try again later.' });
+    expect(down.body).toEqual({ detail: 'Google sign-in is unavailable right now. Please use your e-mail and password.' });
   });
 
   it("takes Google's names as the app's own rules take names: whole characters, and nothing that shows nothing", async () => {
@@ -288,7 +288,7 @@ describe.each(backends)('Google sign-in against a local fake of Google, on %s', 
 describe('Google sign-in while Google is slow or overloaded', () => {
   // Two seconds: the last test's sign-in must pass both questions within it on a loaded CI machine.
   const TIMEOUT_MS = 2000;
-  const UNAVAILABLE = { detail: 'Google sign-in is unavailable right now. Please try again later.' };
+  const UNAVAILABLE = { detail: 'Google sign-in is unavailable right now. Please use your e-mail and password.' };
   let fake: FakeGoogle;
   // Answers token-info with its status and headers, then never the rest of its body.
   const stalling = createServer((_request, response) => {
