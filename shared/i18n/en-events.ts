@@ -56,7 +56,7 @@ export const enEvents = {
   'host.qrExpired': 'No connection. This QR no longer works: a new one will show as soon as you are back online.',
   'host.qrAlt': 'QR code to join {name}',
   'host.qrLocal': 'Phones can’t open this code: it points at {host}, this computer. Open this screen at the computer’s Wi-Fi address (like http://192.168.1.20:3000).',
-  'host.verifyDoor': 'Verify your e-mail so that everyone on the venue’s Wi-Fi can sign up at once.',
+  'host.verifyDoor': 'Verify your e\u2011mail so that everyone on the venue’s Wi-Fi can sign up at once.',
   'host.typeCode': 'or type the code in the app',
   'host.live': 'checked in now',
   'host.stats': 'So far',

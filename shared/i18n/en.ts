@@ -2,7 +2,8 @@
  * English catalogue: every user-visible string of the web client, all of it written for this product
  * (no template residue: basketball, websites, reviews). `{name}` placeholders are filled by the
  * client's `t()`. Split in parts so the landing page only ships the copy it shows (bench/README.md,
- * "Web client").
+ * "Web client"). "e-mail" is written `e\u2011mail`, a non-breaking hyphen: a narrow phone never
+ * breaks it as "e-" at a line's end and "mail" on the next.
  */
 import { enAccount } from './en-account';
 import { enApp } from './en-app';

@@ -136,6 +136,14 @@ describe('the English copy', () => {
     expect(saying('en', /(?<!\{)\bemail\b/i)).toEqual([]);
     expect(SERVER_MESSAGES.invalid_email.en).toBe('Enter a valid e-mail address.');
   });
+
+  it('keeps "e-mail" whole at the end of a line: the app’s copy writes it with a non-breaking hyphen', () => {
+    // A 320 px phone headed the verification page "Confirm your e-" / "mail address". (The server's
+    // messages keep the hyphen API.md writes.)
+    expect(Object.entries(en).filter(([, text]) => /e-mail/i.test(text))).toEqual([]);
+    expect(en['verify.title']).toBe('Confirm your e\u2011mail address');
+    expect(en['auth.email']).toBe('E\u2011mail');
+  });
 });
 
 describe('the copy in both languages', () => {
