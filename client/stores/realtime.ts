@@ -66,6 +66,8 @@ function catchUp(missedFrom: number, from?: Record<number, number>) {
   // missed. A user not known from the server yet is asked for by the connect itself (`retryUser`).
   const { user, fromDevice, loadUser } = useSession.getState();
   if (user && !fromDevice) void loadUser();
+  // And the plan, where held: a cancellation on another phone leaves `has_subscription` as it was.
+  planAgain();
   if (useDeck.getState().queue !== null) {
     void useDeck.getState().refresh();
     // The likes left beside it: some came back meanwhile, or were spent on another device. And what
@@ -87,6 +89,11 @@ function catchUp(missedFrom: number, from?: Record<number, number>) {
  */
 function catchUpEvent(missedFrom: number) {
   if (useSession.getState().user?.is_profile_completed && !currentReadSince(missedFrom)) void useEvents.getState().loadCurrent();
+}
+
+/** The plan read again, where this tab holds it. */
+function planAgain() {
+  if (usePlan.getState().subscription) void usePlan.getState().loadSubscription();
 }
 
 /** A like given on one of my phones (this one too): the free plan's likes left, where held, are read again. */
@@ -246,7 +253,7 @@ export function startRealtime(token: string) {
     // a profile form open here takes the save (EditProfile.tsx).
     onEvent('account:changed', () => {
       void useSession.getState().loadUser();
-      if (usePlan.getState().subscription) void usePlan.getState().loadSubscription();
+      planAgain();
       if (useProfile.getState().profile) void useProfile.getState().load().catch(() => {});
     }),
     // The plan started or ended, whoever read the user that says so: what it decides is read again where
@@ -329,6 +336,7 @@ export function startRealtime(token: string) {
     // server's pings are missed.
     refreshWhenVisible(() => {
       void useSession.getState().loadUser();
+      planAgain();
       if (isConnected()) void usePresence.getState().refresh();
     }, USER_REFRESH_MS),
   ];

@@ -8,10 +8,10 @@ import { cleanup, render, screen } from '@testing-library/react';
 import { createElement, Suspense } from 'react';
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { es } from '../../shared/i18n/es';
-import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
+import { closeTab, connectTab, fetchFrom, offlineWhile, signInTab, startTabServer } from '../helpers/client-tab';
 import type { TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { cancelThroughTestPortal, endCancelledTestPlan } from '../helpers/plan';
+import { cancelThroughTestPortal, endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
 import type { TestServer } from '../helpers/server';
 
 vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
@@ -57,4 +57,19 @@ it('reads the plan again at each account:changed, also when has_subscription sta
   await vi.waitFor(() => expect(usePlan.getState().subscription).toMatchObject({ active: false, ends_at: null }), { timeout: 5000 });
   await vi.waitFor(() => expect(useSession.getState().user?.has_subscription).toBe(false));
   expect(await card()).toContain(es['settings.plan.text']);
+});
+
+it('reads the plan again after a reconnect: a cancellation made on another phone while this one was offline', async () => {
+  await subscribeThroughTestCheckout(server, me);
+  fetchFrom(server);
+  await signInTab(server, me);
+  expect(await usePlan.getState().loadSubscription()).toBeNull();
+  expect(usePlan.getState().subscription).toMatchObject({ active: true, ends_at: null });
+  await connectTab(me.token);
+
+  // Its account:changed goes by while this phone has no connection; has_subscription stays true.
+  let endsAt: string | null = null;
+  await offlineWhile(async () => void ({ ends_at: endsAt } = await cancelThroughTestPortal(server, me)));
+  expect(endsAt).not.toBeNull();
+  await vi.waitFor(() => expect(usePlan.getState().subscription).toMatchObject({ active: true, renews_at: null, ends_at: endsAt }), { timeout: 5000 });
 });
