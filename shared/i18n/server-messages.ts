@@ -276,6 +276,10 @@ export const SERVER_MESSAGES = {
   // Payments and the plan.
   subscription_required: { en: 'This is part of the paid plan.', es: 'Esto es parte del plan de pago.' },
   no_subscription: { en: 'There is no subscription to cancel.', es: 'No hay ninguna suscripción que cancelar.' },
+  billed_at_stripe: {
+    en: 'This subscription is billed by Stripe: cancel it with “Manage subscription”.',
+    es: 'Esta suscripción se cobra en Stripe: cancélala con «Gestionar la suscripción».',
+  },
   unknown_plan: { en: 'This plan does not exist.', es: 'Este plan no existe.' },
   no_price: { en: 'This plan is not available right now.', es: 'Este plan no está disponible ahora.' },
   already_subscribed: { en: 'You already have a subscription.', es: 'Ya tienes una suscripción.' },

@@ -1179,6 +1179,32 @@ describe('checkout off with a Stripe key still set (sales stopped, subscribers s
   });
 });
 
+describe('the test checkout with a Stripe key still set (plans bought at Stripe before the switch)', () => {
+  let fake: FakeStripe;
+  beforeAll(async () => {
+    fake = await startFakeStripe(TEST_STRIPE);
+  });
+  afterAll(() => fake?.close());
+  const server = serverPerSuite(() => ({ config: { checkoutMode: 'test', stripe: stripeConfigFor(fake) } }));
+
+  it('leaves a plan billed at Stripe to Stripe’s portal: the test portal does not say it ends while Stripe bills on', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    await boughtAtStripeBefore(server, fake, user, 'cus_before_test', 'sub_before_test');
+    const renewsAt = new Date(Math.floor(Date.now() / 1000 + 20 * 86_400) * 1000);
+    await server.app.db.update(users).set({ planRenewsAt: renewsAt }).where(eq(users.id, user.id));
+    const portal = await api.post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {} });
+    expect(portal.body.url).toMatch(/^https:\/\/billing\.stripe\.test\//);
+
+    // The test portal's page opened by its address all the same: it cancels only the local test plan.
+    const canceled = await api.post('/api/payments/test-portal/cancel/', { token: user.token, json: {} });
+    expect(canceled.status, JSON.stringify(canceled.body)).toBe(409);
+    expect(canceled.body).toEqual({ detail: 'This subscription is billed by Stripe: cancel it with “Manage subscription”.' });
+    expect((await api.get('/api/payments/subscription/', { token: user.token })).body).toMatchObject({ active: true, renews_at: renewsAt.toISOString(), ends_at: null });
+    expect(fake.subscriptions.get('sub_before_test')).toMatchObject({ status: 'active' });
+  });
+});
+
 describe('CHECKOUT_MODE', () => {
   const mode = (env: Record<string, string>) => loadConfig(env).checkoutMode;
 

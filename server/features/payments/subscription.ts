@@ -18,6 +18,7 @@ import { handleStripeEvent, LOCAL_EVENTS } from './webhook';
 export const testPortalUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}test-portal/`;
 
 export const NO_SUBSCRIPTION = serverText('no_subscription');
+export const BILLED_AT_STRIPE = serverText('billed_at_stripe');
 
 async function billingOf(db: DbOrTx, userId: number) {
   const [row] = await db
@@ -182,6 +183,9 @@ export async function openPortal(
 export async function cancelLocalSubscription(db: Db, userId: number): Promise<void> {
   const billing = await billingOf(db, userId);
   if (!billing?.active || !billing.customer || !billing.subscription) throw new Conflict(NO_SUBSCRIPTION);
+  // A plan bought at Stripe before a switch to the test checkout is billed there: cancelled here, the
+  // app would say it ends while Stripe renews it. Its owner cancels it in Stripe's portal (`openPortal`).
+  if (!billing.subscription.startsWith('sub_local_')) throw new Conflict(BILLED_AT_STRIPE);
   // Cancelled already: it ends when it said it would.
   if (billing.endsAt) return;
   await updateLocalPlan(db, billing, true);
