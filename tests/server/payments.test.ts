@@ -17,7 +17,7 @@ import {
 } from '../fakes/stripe';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { boughtAtStripeBefore, endThroughTestPortal } from '../helpers/plan';
+import { boughtAtStripeBefore, cancelThroughTestPortal, endThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { backends, serverPerSuite, startServer, type TestServer } from '../helpers/server';
 import { connect, waitFor, waitUntil } from '../helpers/socket';
 
@@ -1202,6 +1202,23 @@ describe('the test checkout with a Stripe key still set (plans bought at Stripe 
     expect(canceled.body).toEqual({ detail: 'This subscription is billed by Stripe: cancel it with “Manage subscription”.' });
     expect((await api.get('/api/payments/subscription/', { token: user.token })).body).toMatchObject({ active: true, renews_at: renewsAt.toISOString(), ends_at: null });
     expect(fake.subscriptions.get('sub_before_test')).toMatchObject({ status: 'active' });
+  });
+
+  it('sends someone whose Stripe plan ended, and who took a test plan since, to the test portal to cancel it', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    await boughtAtStripeBefore(server, fake, user, 'cus_ended_before_test', 'sub_ended_before_test');
+    fake.subscriptions.set('sub_ended_before_test', { customer: 'cus_ended_before_test', status: 'canceled' });
+    const ended = stripeEvent('customer.subscription.deleted', { id: 'sub_ended_before_test', object: 'subscription', customer: 'cus_ended_before_test', status: 'canceled' });
+    expect((await deliverStripeEvent(server, ended, WEBHOOK_SECRET)).status).toBe(200);
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
+
+    await subscribeThroughTestCheckout(server, user);
+    expect((await api.get('/api/payments/subscription/', { token: user.token })).body).toMatchObject({ active: true, manageable: true });
+    // Stripe's portal knows nothing of the test plan: "Manage subscription" is the test portal's, which cancels it.
+    const portal = await api.post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {} });
+    expect(portal.body.url).toBe(`${server.publicUrl}/app/subscribe/test-portal/`);
+    await cancelThroughTestPortal(server, user);
   });
 });
 

@@ -142,7 +142,10 @@ export async function openPortal(
   language: Language | null = null,
 ): Promise<string> {
   const billing = await billingOf(db, userId);
-  const stripe = stripeFor(payments, billing?.customer);
+  // A test plan is the test portal's, even on a customer made at Stripe before a switch to the test
+  // checkout: Stripe's portal knows nothing of it, and could not cancel it.
+  const testPlan = payments.mode === 'test' && billing?.active && billing.subscription?.startsWith('sub_local_');
+  const stripe = testPlan ? null : stripeFor(payments, billing?.customer);
   if (payments.mode === 'off' && !stripe) throw new NotFound(serverText('payments_not_configured'), 'payments_not_configured');
   if (!stripe) {
     if (!billing?.active) throw new SubscriptionRequired();
