@@ -293,6 +293,41 @@ function reactAsModules(): Plugin {
 }
 
 /**
+ * The page is rendered in the browser alone: main.tsx makes its root with createRoot, and no server
+ * renders its HTML. react-dom's client still carries hydration, the adoption of a server's HTML that
+ * hydrateRoot starts: a flag, `isHydrating`, read all through its reconciler, and the code behind it.
+ * Set only where a hydration begins (a root made by hydrateRoot, or a boundary such a root left
+ * dehydrated), the flag stays false in this app; the build makes it a constant, which the minifier
+ * writes in, dropping the branches it guards: ~1.4 KB (gzip) less for the landing page and the app
+ * alike. The build stops if a client module names hydrateRoot (a hydration would silently not take in
+ * the built app alone), or if the package no longer reads as expected.
+ */
+function reactDomWithoutHydration(): Plugin {
+  return {
+    name: 'react-dom-without-hydration',
+    apply: 'build',
+    transform(code, id) {
+      if (/[\\/]client[\\/].+\.tsx?$/.test(id)) {
+        if (/\bhydrateRoot\b/.test(code)) throw new Error(`${id}: react-dom's build has no hydration, see vite.config.ts`);
+        return;
+      }
+      if (!/react-dom[\\/]cjs[\\/]react-dom-client\.production\.js$/.test(id)) return;
+      // Every write to the flag goes: the ones in expressions become `void 0`, the statements empty.
+      let writes = 0;
+      const constant = code
+        .replace(/\(isHydrating = !0\)/g, () => (writes++, '(void 0)'))
+        .replace(/^( *)isHydrating = ![01];$/gm, (_line, indent: string) => (writes++, `${indent};`));
+      const left = [...constant.matchAll(/\bisHydrating\s*=[^=]/g)].length;
+      // What remains is its declaration (`var …, isHydrating = !1,`), the value it now keeps.
+      if (writes === 0 || left !== 1 || !/\n {2}isHydrating = !1,\n/.test(constant)) {
+        throw new Error(`${id}: isHydrating written other than where expected (${writes} writes taken, ${left} left), see vite.config.ts`);
+      }
+      return constant;
+    },
+  };
+}
+
+/**
  * Everything the first page loads in one file. Left alone, the bundler put each module the entry
  * shares with a lazy page (React, zustand, the copy's loader, the API client) in a chunk of its own:
  * five files where one would do, each compressed alone. Captured by one group, they join the entry
@@ -404,6 +439,7 @@ export default defineConfig({
     springWithoutColorNames(),
     springElementsUsed(),
     springNumbersOnly(),
+    reactDomWithoutHydration(),
     findSignedInOnly(),
     findLoadedWith(),
     precompress(),

@@ -58,4 +58,14 @@ describe('the built first page', () => {
     // The login's own call is here: the markers are written as the build writes them.
     expect(literal(scripts, '/api/auth/')).toBe(true);
   });
+
+  it('carries no hydration in react-dom: the page is rendered in the browser, never taken over from a server', async () => {
+    const scripts = [...(await firstPageScripts()).values()].join('\n');
+    /** Whether react-dom throws its numbered error here (`Error(x(299))`, as its production build writes them). */
+    const throws = (code: number) => new RegExp(`\\bError\\([\\w$]+\\(${code}[,)]`).test(scripts);
+    // A hydration that failed, recovered by rendering a boundary (#422) or the whole root (#423) afresh.
+    expect([422, 423].filter(throws)).toEqual([]);
+    // The marker holds: createRoot's own (a container that is not an element) is written the same way.
+    expect(throws(299)).toBe(true);
+  });
 });
