@@ -2,7 +2,9 @@
  * The built client's socket is WebSocket alone: the build (vite.config.ts, `websocketOnly`) leaves
  * engine.io-client's other transports out of the app's files. That the socket still works is what
  * every browser suite's live chat, overlay and count shows; this reads the files themselves. So too
- * for the parsers, which keep their text packets alone (`socketTextOnly`).
+ * for the parsers, which keep their text packets alone (`socketTextOnly`), and for the drags' library,
+ * whose Babel helpers are plain copies and assignments (`gestureHelpersPlain`): that the deck's drags
+ * still work is what the journey suite's drag shows.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -51,5 +53,13 @@ describe('the built client’s socket transports', () => {
     // engine.io-parser's base64 packets: their alphabet, and the reader that writes them.
     expect(holds(/ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789\+\//), 'base64 packets').toBe(false);
     expect(holds(/readAsDataURL/), 'binary sent as base64').toBe(false);
+  });
+
+  it('copies the drags’ options and states plainly, without Babel’s descriptor helpers (`gestureHelpersPlain`)', () => {
+    const holds = (pattern: RegExp) => scripts.some((script) => pattern.test(script));
+    // The drag's engine, which stays (its flag in the shared state), and the helpers' own words, which go.
+    expect(holds(/`dragging`|"dragging"|'dragging'/), 'the drag’s engine').toBe(true);
+    expect(holds(/@@toPrimitive must return a primitive value/), 'Babel’s _toPrimitive').toBe(false);
+    expect(holds(/getOwnPropertyDescriptors/), 'Babel’s _objectSpread2').toBe(false);
   });
 });
