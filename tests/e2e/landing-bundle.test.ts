@@ -68,4 +68,12 @@ describe('the built first page', () => {
     // The marker holds: createRoot's own (a container that is not an element) is written the same way.
     expect(throws(299)).toBe(true);
   });
+
+  it('leaves React.Children out of React: no module of the build uses it', async () => {
+    const scripts = [...(await firstPageScripts()).values()].join('\n');
+    // The keys Children gives the elements it maps, `=` and `:` escaped: its own, in React.
+    expect(scripts.includes('/[=:]/g'), 'React.Children’s keys').toBe(false);
+    // React itself is here: its elements' mark.
+    expect(literal(scripts, 'react.transitional.element')).toBe(true);
+  });
 });
