@@ -76,4 +76,12 @@ describe('the built first page', () => {
     // React itself is here: its elements' mark.
     expect(literal(scripts, 'react.transitional.element')).toBe(true);
   });
+
+  it('leaves out the scheduler’s exports that react-dom never calls', async () => {
+    const scripts = [...(await firstPageScripts()).values()].join('\n');
+    // The frame rate's setter, whose warning is its own.
+    expect(scripts.includes('forceFrameRate takes a positive int'), 'unstable_forceFrameRate').toBe(false);
+    // The scheduler itself is here: it runs its work loop from a MessageChannel's messages.
+    expect(scripts.includes('new MessageChannel')).toBe(true);
+  });
 });
