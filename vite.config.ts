@@ -355,28 +355,56 @@ function reactDomWithoutHydration(): Plugin {
 
 /**
  * React ships as CommonJS: react-dom takes the whole package with `require`, so none of its exports is
- * left out, used or not. `React.Children` (map, forEach, count, toArray and only, over children nested
- * in arrays, iterables and lazy ones) is used by no module of the build, the client's or a
- * library's: the build leaves it out of React, ~0.9 KB (gzip) less for the landing page and the app
- * alike, and stops if a module other than React's own names `Children` (it would be undefined in the
- * built app alone), or if the package no longer reads as expected.
+ * left out, used or not. These are used by no module of the build, the client's or a library's:
+ * `Children` (map, forEach, count, toArray and only, over children nested in arrays, iterables and lazy
+ * ones), `startTransition` and `addTransitionType` (React's own, apart from useTransition's),
+ * `PureComponent`, `createRef`, the hooks `useActionState`, `useOptimistic`, `useDeferredValue`,
+ * `useEffectEvent`, `useImperativeHandle` and `unstable_useCacheRefresh`, `cacheSignal`, the element
+ * types `Profiler` and `ViewTransition`, and the compiler's runtime. The build leaves them out of React,
+ * ~1.2 KB (gzip) less for the landing page and the app alike, and stops if a module other than React's
+ * own names one (react-dom, whose dispatcher has hooks of these names, if it reads one off React): it
+ * would be undefined in the built app alone. It stops too if the package no longer reads as expected.
  */
-function reactWithoutChildren(): Plugin {
+const reactUnused = [
+  'Children',
+  'startTransition',
+  'addTransitionType',
+  'PureComponent',
+  'createRef',
+  'useActionState',
+  'useOptimistic',
+  'useDeferredValue',
+  'useEffectEvent',
+  'useImperativeHandle',
+  'unstable_useCacheRefresh',
+  'cacheSignal',
+  'Profiler',
+  'ViewTransition',
+  '__COMPILER_RUNTIME',
+];
+function reactWithoutUnused(): Plugin {
+  const named = new RegExp(`\\b(${reactUnused.join('|')})\\b`);
+  const readOffReact = new RegExp(`\\bReact\\.(${reactUnused.join('|')})\\b`);
   return {
-    name: 'react-without-children',
+    name: 'react-without-unused',
     apply: 'build',
     transform(code, id) {
       if (/[\\/]react[\\/]cjs[\\/]react\.production\.js$/.test(id)) {
-        const withoutObject = code.replace(/\nvar Children = \{\n[\s\S]*?\n\};\n/, '\n');
-        const trimmed = withoutObject.replace('\nexports.Children = Children;\n', '\n');
-        if (withoutObject === code || trimmed === withoutObject || /\bChildren\b/.test(trimmed)) {
-          throw new Error(`${id}: no React.Children where expected, see vite.config.ts`);
+        // Children's object itself, then each export's statement, up to the next export.
+        let trimmed = code.replace(/\nvar Children = \{\n[\s\S]*?\n\};\n/, '\n');
+        if (trimmed === code) throw new Error(`${id}: no React.Children where expected, see vite.config.ts`);
+        for (const name of reactUnused) {
+          const statement = trimmed.match(new RegExp(`\\nexports\\.${name} =[\\s\\S]*?(?=\\nexports\\.)`))?.[0];
+          // One statement: no line of it but its first starts a declaration of its own.
+          if (!statement || /\n[^\s}]/.test(statement.slice(1))) throw new Error(`${id}: no export ${name} where expected, see vite.config.ts`);
+          trimmed = trimmed.replace(statement, '');
         }
         return trimmed;
       }
       // React's module of bindings (`reactAsModules`) names every export, each left out unless used.
       if (id.startsWith('\0react-module:')) return;
-      if (/\bChildren\b/.test(code)) throw new Error(`${id}: React.Children is left out of the build, see vite.config.ts`);
+      const name = (/[\\/]react-dom[\\/]cjs[\\/]/.test(id) ? code.match(readOffReact) : code.match(named))?.[1];
+      if (name) throw new Error(`${id}: React's ${name} is left out of the build, see vite.config.ts`);
     },
   };
 }
@@ -528,7 +556,7 @@ export default defineConfig({
     springNumbersOnly(),
     reactDomWithoutHydration(),
     gestureHelpersPlain(),
-    reactWithoutChildren(),
+    reactWithoutUnused(),
     schedulerWithoutUnused(),
     findSignedInOnly(),
     findLoadedWith(),

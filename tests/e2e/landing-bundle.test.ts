@@ -69,10 +69,12 @@ describe('the built first page', () => {
     expect(throws(299)).toBe(true);
   });
 
-  it('leaves React.Children out of React: no module of the build uses it', async () => {
+  it('leaves out of React the exports no module of the build uses', async () => {
     const scripts = [...(await firstPageScripts()).values()].join('\n');
     // The keys Children gives the elements it maps, `=` and `:` escaped: its own, in React.
     expect(scripts.includes('/[=:]/g'), 'React.Children’s keys').toBe(false);
+    // A transition's first type, set by addTransitionType alone (react-dom only reads them).
+    expect(scripts.includes('.types=['), 'React.addTransitionType').toBe(false);
     // React itself is here: its elements' mark.
     expect(literal(scripts, 'react.transitional.element')).toBe(true);
   });
