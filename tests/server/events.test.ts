@@ -1186,7 +1186,7 @@ describe('the door\'s budget per event', () => {
   });
 });
 
-describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\'s deletion, or a ban, on PostgreSQL', () => {
+describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\'s deletion or end, or a ban, on PostgreSQL', () => {
   /** The test's own connection holds a check-in or a like half-way while the event goes. */
   const races = racesOnPostgres();
   const { hold, stuckOrDone } = races;
@@ -1218,6 +1218,22 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
     expect([reply.status, reply.body]).toEqual([404, { detail: 'Not found.' }]);
     const current = await api.get('/api/events/current/', { token: guest.token });
     expect(current.body.event).toMatchObject({ id: first.id, attendee_count: 1 });
+  });
+
+  it('lets no one in once the organizer has ended the event, though their check-in read it open: 409, where they were', async () => {
+    const api = client(races.server.url);
+    const organizer = await makeUser(races.server);
+    const guest = await makeCompletedUser(races.server);
+    const first = await makeEvent(races.server, organizer);
+    await checkIn(races.server, guest, first.code);
+    const ending = await makeEvent(races.server, organizer);
+    const reply = await heldCheckIn(guest, ending.code, async () => {
+      expect((await api.post(`/api/events/${ending.id}/end/`, { token: organizer.token })).body.status).toBe('after');
+    });
+    expect([reply.status, reply.body]).toEqual([409, { detail: EVENT_ERRORS.ended, code: 'ended' }]);
+    const current = await api.get('/api/events/current/', { token: guest.token });
+    expect(current.body.event).toMatchObject({ id: first.id, attendee_count: 1 });
+    expect((await api.get(`/api/events/${ending.code}/`)).body).toMatchObject({ status: 'after', attendee_count: 0 });
   });
 
   /** `request`, sent while a deletion of the event (as the organizer's DELETE makes it) is under way, and waiting on it; then the deletion commits. */

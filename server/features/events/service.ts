@@ -376,8 +376,7 @@ export async function checkIn(
     joinStatement.with({ userId, eventId: event.id }),
     eventByIdStatement.with({ id: event.id }),
   ]).catch(deletedMeanwhile);
-  // Banned since the request was let in: the ban has closed their attendances, and none opens again.
-  if (opened.length === 0) throw new AccountSuspended();
+  if (opened.length === 0) throw await refusedMeanwhile(db, userId, joined);
   return { event: joined ? eventRecordOf(joined) : event, changed: true, previousEventId: liveEventLeft(left) };
 }
 
@@ -388,6 +387,21 @@ export async function checkIn(
 function deletedMeanwhile(error: unknown): never {
   if (isForeignKeyViolation(error)) throw new NotFound();
   throw error;
+}
+
+/**
+ * Why a check-in that got as far as its transaction opened no attendance:
+ * the event was deleted, or its door closed (ended early by its organizer), since it was read; or the
+ * user was banned since the request was let in, the ban having closed their attendances.
+ */
+async function refusedMeanwhile(db: Db, userId: number, event: EventRow | undefined): Promise<ApiError> {
+  if (!event) return new NotFound();
+  const [user] = await db.select({ bannedAt: users.bannedAt }).from(users).where(eq(users.id, userId));
+  if (!user || user.bannedAt !== null) return new AccountSuspended();
+  // Not open by the database's clock when it was asked: after the start, the door has closed.
+  return Date.now() >= Number(event.startsMs)
+    ? eventError(409, 'ended', serverText('event_ended'))
+    : eventError(409, 'not_open', serverText('event_not_open'));
 }
 
 // The check-in's and the leave's statements, prepared (a party's doors see a check-in per attendee):
@@ -405,6 +419,17 @@ const checkInLockStatement = new PreparedStatement<{ userId: number }>(
   sql`select pg_advisory_xact_lock(${sql.raw(String(CHECK_IN_LOCK_SPACE))}, ${$userId}), ${banLockShared($userId)}`,
 );
 
+/**
+ * Whether the event's door is open now, by the clock as this statement runs (not as its transaction
+ * began: it may have waited for the user's lock), and by the event as it is now: an end by its
+ * organizer that committed since the check-in read the event is seen, and the check-in that read it
+ * open lets no one in, nor leaves another event. The row is not locked (an end, or the organizer's
+ * account deletion, would queue on a party's check-ins, the deletion in a deadlock with their own).
+ */
+const doorOpen = sql`exists (select 1 from ${events} w where w.id = ${$eventId}
+  and clock_timestamp() >= w.starts_at - ${sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`)}
+  and clock_timestamp() < w.ends_at)`;
+
 /** An event the user left, and whether it is still live (its room is told). */
 type LeftRow = { event_id: number; live: boolean };
 
@@ -418,15 +443,16 @@ const leaveStatement = <Values extends { userId: number }>(which: SQL) =>
 /** Leaves the user's event, whichever it is. */
 const leaveAnyStatement = leaveStatement<{ userId: number }>(sql``);
 /** Leaves any event the user is at but this one (a check-in). */
-const leaveOthersStatement = leaveStatement<{ userId: number; eventId: number }>(sql`and a.event_id <> ${$eventId}`);
+const leaveOthersStatement = leaveStatement<{ userId: number; eventId: number }>(sql`and a.event_id <> ${$eventId} and ${doorOpen}`);
 
 /** The event left, if it is still live: someone must be told. */
 const liveEventLeft = ([row]: LeftRow[]) => (row && row.live ? Number(row.event_id) : null);
 
-/** Opens the attendance, or reopens the one from an earlier visit, unless the user is banned: a row when it did. */
+/** Opens the attendance, or reopens the one from an earlier visit, unless the user is banned or the door has closed: a row when it did. */
 const joinStatement = new PreparedStatement<{ userId: number; eventId: number }>(sql`
   insert into ${attendances} (event_id, user_id)
   select ${$eventId}, ${$userId} where not exists (select 1 from ${users} u where u.id = ${$userId} and u.banned_at is not null)
+    and ${doorOpen}
   on conflict (event_id, user_id) do update set left_at = null
   returning 1`);
 
