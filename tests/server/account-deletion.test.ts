@@ -399,6 +399,18 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
     expect(await server.app.db.select().from(events).where(eq(events.name, 'Too late'))).toEqual([]);
   });
 
+  it('tells a check-in that passed sign-in before the deletion committed that the session has ended, not that the event is gone', async () => {
+    const organizer = await makeUser(server);
+    const leaving = await makeCompletedUser(server, { name: 'Leaving' });
+    const event = await makeEvent(server, organizer);
+    // The token trusted on this instance already, the account gone before the check-in writes.
+    expect((await api().get('/api/users/me/', { token: leaving.token })).status).toBe(200);
+    expect(await deleteAccount(server.app.db, leaving.id)).not.toBeNull();
+    const late = await api().post(`/api/events/${event.code}/check-in/`, { token: leaving.token, json: {} });
+    expect([late.status, late.body]).toEqual([401, { detail: 'This account has been deleted.', code: 'account_deleted' }]);
+    expect((await api().get(`/api/events/${event.code}/`)).body.attendee_count).toBe(0);
+  });
+
   it('keeps the account whole when Stripe cannot be reached: 503, try again', async () => {
     const user = await makeUser(server);
     // A checkout of theirs still open at Stripe, beside the one that subscribed them: the two were

@@ -383,8 +383,11 @@ export async function checkIn(
 /**
  * The organizer deleted the event between its read and the attendance's insert, which found its row
  * gone: as if it had been gone before, a 404 (the transaction, leaving the other event included, rolled back).
+ * The user's own account went instead (deleted on another phone after this request signed in): their
+ * session ended with it, which the phone is told, as any request of theirs that finds the account gone.
  */
 function deletedMeanwhile(error: unknown): never {
+  if (isForeignKeyViolation(error, 'attendances_user_id_users_id_fk')) throw new SessionEnded();
   if (isForeignKeyViolation(error)) throw new NotFound();
   throw error;
 }
@@ -397,7 +400,8 @@ function deletedMeanwhile(error: unknown): never {
 async function refusedMeanwhile(db: Db, userId: number, event: EventRow | undefined): Promise<ApiError> {
   if (!event) return new NotFound();
   const [user] = await db.select({ bannedAt: users.bannedAt }).from(users).where(eq(users.id, userId));
-  if (!user || user.bannedAt !== null) return new AccountSuspended();
+  if (!user) return new SessionEnded();
+  if (user.bannedAt !== null) return new AccountSuspended();
   // Not open by the database's clock when it was asked: after the start, the door has closed.
   return Date.now() >= Number(event.startsMs)
     ? eventError(409, 'ended', serverText('event_ended'))
