@@ -1259,6 +1259,22 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
     expect([reply.status, reply.body]).toEqual([404, { detail: 'Not found.' }]);
   });
 
+  it('answers 404, not "has started", to a deletion racing the same deletion from another of the organizer\'s screens', async () => {
+    const api = client(races.server.url);
+    const organizer = await makeUser(races.server);
+    const event = await makeEvent(races.server, organizer, { starts_at: new Date(Date.now() + 5 * HOUR).toISOString(), ends_at: new Date(Date.now() + 6 * HOUR).toISOString() });
+    // Both screens have found the event theirs, and wait for its row.
+    const release = await hold('select 1 from events where id = $1 for update', [event.id]);
+    const deleting = [0, 1].map(() => api.delete(`/api/events/${event.id}/`, { token: organizer.token }));
+    try {
+      expect(await stuckOrDone(Promise.all(deleting), 2)).toBe(false);
+    } finally {
+      await release();
+    }
+    const replies = await Promise.all(deleting);
+    expect(replies.map((reply) => [reply.status, reply.body]).sort()).toEqual([[204, ''], [404, { detail: 'Not found.' }]]);
+  });
+
   it('lets a change waiting for the event\'s row undo no end that came meanwhile', async () => {
     const api = client(races.server.url);
     const organizer = await makeUser(races.server);

@@ -537,13 +537,19 @@ export async function updateEvent(
   return { event: (await findEventById(db, eventId))!, changed };
 }
 
-/** Deletes an event that has not started; once it has, its history belongs to its attendees' matches. */
+/**
+ * Deletes an event that has not started; once it has, its history belongs to its attendees' matches.
+ * One deleted since it was found (the same deletion from another of the organizer's screens) is not
+ * there to delete: 404, as if it had been gone before, not "it has started".
+ */
 export async function deleteEvent(db: Db, event: EventRecord): Promise<void> {
   const deleted = await db
     .delete(events)
     .where(and(eq(events.id, event.id), sql`${events.startsAt} > now()`))
     .returning({ id: events.id });
-  if (deleted.length === 0) throw new Conflict(serverText('event_already_started'));
+  if (deleted.length > 0) return;
+  if (!(await findEventById(db, event.id))) throw new NotFound();
+  throw new Conflict(serverText('event_already_started'));
 }
 
 /**
