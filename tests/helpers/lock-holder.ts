@@ -20,16 +20,18 @@ export function lockHolder(holder: postgres.Sql) {
   return {
     /**
      * Runs `statement` in a transaction of the holder's, left open until the answer is called: rolled
-     * back, or committed (a change the server's waiting work must then find made).
+     * back, or committed (a change the server's waiting work must then find made). Its `run` runs
+     * another statement in the same transaction meanwhile.
      */
     async hold(statement: string, params: (number | string)[] = []) {
       const session = await holder.reserve();
       await session`begin`;
       await session.unsafe(statement, params);
-      return async (end: 'rollback' | 'commit' = 'rollback') => {
-        await session.unsafe(end);
+      const end = async (how: 'rollback' | 'commit' = 'rollback') => {
+        await session.unsafe(how);
         session.release();
       };
+      return Object.assign(end, { run: (next: string, nextParams: (number | string)[] = []) => session.unsafe(next, nextParams) });
     },
     waiting,
     /** Until `work` has finished, or `waiters` connections wait on a lock (it is as far as it can go); answers whether it finished. */

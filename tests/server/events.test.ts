@@ -1275,6 +1275,32 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
     expect(replies.map((reply) => [reply.status, reply.body]).sort()).toEqual([[204, ''], [404, { detail: 'Not found.' }]]);
   });
 
+  it('answers 404, never a 5xx, to a change whose event is deleted from another screen as it is saved', async () => {
+    const api = client(races.server.url);
+    const organizer = await makeUser(races.server);
+    const event = await makeEvent(races.server, organizer, { starts_at: new Date(Date.now() + 5 * HOUR).toISOString(), ends_at: new Date(Date.now() + 6 * HOUR).toISOString() });
+    // The change has found the event the organizer's, and waits for its row.
+    const releaseRow = await hold('select 1 from events where id = $1 for update', [event.id]);
+    const changing = api.patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Renamed' } });
+    let tables: Awaited<ReturnType<typeof hold>> | undefined;
+    try {
+      expect(await stuckOrDone(changing, 1)).toBe(false);
+      // Its read of the event as saved (with its count of attendances) waits here, after the change commits.
+      tables = await hold('lock table attendances in access exclusive mode');
+    } finally {
+      await releaseRow();
+    }
+    try {
+      expect(await stuckOrDone(changing, 1)).toBe(false);
+      // Deleted from the other screen meanwhile.
+      await tables.run('delete from events where id = $1', [event.id]);
+    } finally {
+      await tables?.('commit');
+    }
+    const reply = await changing;
+    expect([reply.status, reply.body]).toEqual([404, { detail: 'Not found.' }]);
+  });
+
   it('lets a change waiting for the event\'s row undo no end that came meanwhile', async () => {
     const api = client(races.server.url);
     const organizer = await makeUser(races.server);

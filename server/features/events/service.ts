@@ -534,7 +534,10 @@ export async function updateEvent(
       .where(eq(events.id, eventId));
     return true;
   });
-  return { event: (await findEventById(db, eventId))!, changed };
+  // Deleted from another of the organizer's screens as soon as this committed: gone, as if before.
+  const event = await findEventById(db, eventId);
+  if (!event) throw new NotFound();
+  return { event, changed };
 }
 
 /**
