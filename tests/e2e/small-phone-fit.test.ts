@@ -2,8 +2,9 @@
  * What fits on a 320 px phone (and a 360 px one), in Spanish: the page-not-found's language switch
  * held to its buttons, register's toast clear of the login button, the top bar's language centred
  * with the buttons beside it, the chats' search placeholder whole, "Mis eventos" on one line, a
- * report's two decisions inside the page, and the activity table holding its dates while it scrolls
- * sideways; pages that stay still as slow answers come, the e-mail
+ * report's two decisions inside the page, the activity table holding its dates while it scrolls
+ * sideways, and a report sheet out of the day's reports offering "Bloquear a … ahora" on one line
+ * with a long name; pages that stay still as slow answers come, the e-mail
  * banner among them (three short lines at 360 px, in both languages), and the deck under the event bar's held room in English on a 390 px phone too.
  * And at 320 px with the text at 200 %: the landing page's header, headings and
  * footer, the bottom navigation and the e-mail banner, whole on the screen.
@@ -17,6 +18,8 @@ import { checkIn, makeEvent } from '../helpers/events';
 import { makeCompletedUser, markEmailVerified, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { makeModerator } from '../helpers/safety';
+import { match } from '../realtime/fixtures';
+import { limitRules } from '../../server/lib/limits';
 import { entryAnimationsDone, hasChromium, holdAnswers, keepShot, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
@@ -420,6 +423,50 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
       const { x, width } = await box(button);
       expect(x + width).toBeLessThanOrEqual(actions.x + actions.width + 0.5);
       expect(await button.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+    }
+  });
+
+  /** Someone who has sent the day's last report, in a chat with a long name: the sheet offers to block instead. */
+  let outOfReports: Promise<{ reporter: TestUser; chat: number }> | undefined;
+  const LONG_NAME = 'María José Fernández-Castellanos de la Vega';
+  async function reportWithNoneLeft(language: 'en' | 'es') {
+    outOfReports ??= (async () => {
+      const reporter = await makeCompletedUser(app.server, { name: 'Lucía' });
+      for (let sent = 0; sent < limitRules(app.server.config).report.max; sent++) {
+        const other = await makeCompletedUser(app.server);
+        const report = await client(app.server.url).post('/api/reports/', { token: reporter.token, json: { user_id: other.id, reason: 'spam' } });
+        expect(report.status).toBe(201);
+      }
+      const long = await makeCompletedUser(app.server, { name: LONG_NAME });
+      return { reporter, chat: await match(app.server, long, reporter) };
+    })();
+    const { reporter, chat } = await outOfReports;
+    const copy = language === 'es' ? es : en;
+    const { context, page } = await openPhone(app.browser, { token: reporter.token, language });
+    await page.setViewportSize(SIZES[0]);
+    await page.goto(`${app.server.url}/app/chat/${chat}`);
+    await page.getByRole('button', { name: copy['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: copy['safety.report'] }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('radio', { name: copy['safety.reason.harassment'] }).check();
+    await dialog.getByRole('button', { name: copy['safety.report.send'] }).click();
+    await dialog.getByRole('alert').getByText(copy['safety.report.throttled']).waitFor();
+    const blockNow = dialog.getByRole('button', { name: format(copy['safety.report.blockInstead'], { name: LONG_NAME }) });
+    await blockNow.waitFor();
+    return { context, page, dialog, blockNow, cancel: dialog.getByRole('button', { name: copy['safety.cancel'] }) };
+  }
+
+  it('words "Bloquear a … ahora" of a long name on one line, the name cut short, in Spanish and English (320 px)', async () => {
+    for (const language of ['es', 'en'] as const) {
+      const { context, page, blockNow, cancel } = await reportWithNoneLeft(language);
+      await shot(page, `07-block-instead-${language}`);
+      // One line, as tall as Cancel: it was three, "Bloquear a María José / Fernández-Castellanos / de la Vega ahora".
+      expect((await box(blockNow)).height).toBe((await box(cancel)).height);
+      // Its words inside it, the name cut short with "…" (on the screen only: the button's name is still
+      // the whole sentence, found by it above).
+      expect(await blockNow.evaluate((button) => [button, button.firstElementChild!].every((element) => element.scrollWidth <= element.clientWidth))).toBe(true);
+      expect(await blockNow.locator('bdi').evaluate((name) => name.scrollWidth > name.clientWidth)).toBe(true);
+      await context.close();
     }
   });
 
