@@ -45,6 +45,13 @@ export function Sheet({ labelledBy, onClose, busy = false, children }: { labelle
     };
   }, []);
 
+  // What changed in it (a failure's line above the buttons) may have pushed the focused control out of
+  // the sheet's view: scrolled back, so that a user sees the button they pressed.
+  // (In braces: Chromium's scrollIntoView answers a promise, which React would take for a cleanup.)
+  useEffect(() => {
+    ref.current?.querySelector(':focus')?.scrollIntoView?.({ block: 'nearest' });
+  });
+
   function onKeyDown(event: KeyboardEvent) {
     if (event.key === 'Escape') {
       event.stopPropagation();

@@ -470,6 +470,16 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     }
   });
 
+  it('scrolls the sheet to the focused button when the day’s limit is said above it (320 px)', async () => {
+    const { context, dialog, blockNow } = await reportWithNoneLeft('es');
+    // The button pressed keeps the focus, and the line said above it pushed it past the sheet's foot.
+    expect(await blockNow.evaluate((button) => button === document.activeElement)).toBe(true);
+    const sheet = await box(dialog);
+    await expect.poll(async () => (await box(blockNow)).y + (await box(blockNow)).height).toBeLessThanOrEqual(sheet.y + sheet.height);
+    expect((await box(blockNow)).y).toBeGreaterThanOrEqual(sheet.y);
+    await context.close();
+  });
+
   it('scrolls the activity table sideways with its dates held, its headings whole (320 px)', async () => {
     const { page } = await signedIn(SIZES[0]);
     // Today's UTC date before the table is read: its row is there, as yesterday's across a midnight.
