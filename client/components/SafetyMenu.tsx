@@ -1,12 +1,18 @@
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { useT } from '../lib/i18n';
 import { MoreIcon } from './AppIcons';
 import { Menu, type MenuItem } from './Menu';
 import type { SafetyAction, SafetyTarget } from './SafetyDialog';
 
-/** The dialogs, loaded on first use, apart from the screens that offer them. */
-export const SafetyDialog = lazy(() => import('./SafetyDialog').then((module) => ({ default: module.SafetyDialog })));
+const load = () => import('./SafetyDialog');
+/**
+ * The dialogs, apart from the screens that offer them, fetched as one of those shows
+ * (`fetchSafetyDialog`): with no network by the time Report or Block is tapped (a crowded party), and
+ * no service worker that stored them, the sheet still opens, and says in it that the phone is offline.
+ */
+export const SafetyDialog = lazy(() => load().then((module) => ({ default: module.SafetyDialog })));
+export const fetchSafetyDialog = () => void load().catch(() => {});
 
 /**
  * The ⋮ menu of a chat header (Report, Block, Unmatch) or of someone's profile (Report, Block). Once
@@ -16,6 +22,7 @@ export function SafetyMenu({ person, conversationId, leaveTo }: SafetyTarget & {
   const t = useT();
   const [, navigate] = useLocation();
   const [action, setAction] = useState<SafetyAction | null>(null);
+  useEffect(fetchSafetyDialog, []);
 
   const items: MenuItem[] = [
     { key: 'report', label: t('safety.report'), onSelect: () => setAction('report'), danger: true },

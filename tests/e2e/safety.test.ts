@@ -1,7 +1,8 @@
 /**
  * Safety in Chromium (390×844): Ana blocks Ben from the chat menu and the conversation leaves both
  * screens live; Ana reports Carl with a reason; a moderator bans Carl from /app/moderation/ and
- * Carl's open tab is signed out; Ana unblocks Ben from her blocked list; a profile's menu blocks too.
+ * Carl's open tab is signed out; Ana unblocks Ben from her blocked list; a profile's menu blocks too;
+ * a chat's Report and Block open with no network.
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -343,6 +344,42 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     // Home took the profile's place: Back goes to where she was before it, not to the profile or its sheet.
     await page.goBack();
     await page.waitForURL('**/app/matches/');
+  });
+
+  it('opens Report and Block in a chat with no network and no service worker, saying in the sheet that it is offline', async () => {
+    const eva = await makeCompletedUser(app.server, { name: 'Eva' }, { firstName: 'Eva' });
+    const fer = await makeCompletedUser(app.server, { name: 'Fer' }, { firstName: 'Fer' });
+    const chat = await match(app.server, fer, eva);
+    await say(fer, chat, 'See you at the bar?');
+    // openPhone's phone has no service worker: what the app has not fetched, it cannot open offline.
+    const { context, page } = await openPhone(app.browser, { token: eva.token, language: 'en' });
+    await page.goto(`${app.server.url}/app/chat/${chat}`);
+    await page.locator('.message', { hasText: 'See you at the bar?' }).waitFor();
+    // The dialog's script, fetched as the chat showed (it was fetched only when first tapped).
+    const fetched = () => page.evaluate(() => performance.getEntriesByType('resource').some((entry) => /\/assets\/app-more-[\w-]+\.js$/.test(entry.name)));
+    await expect.poll(fetched).toBe(true);
+    await context.setOffline(true);
+
+    await page.getByRole('button', { name: en['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: en['safety.report'] }).click();
+    const report = page.getByRole('dialog', { name: 'Report Fer' });
+    await report.getByRole('radio').first().waitFor();
+    await page.keyboard.press('Escape');
+    await report.waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: en['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: en['safety.block'] }).click();
+    const block = page.getByRole('dialog', { name: 'Block Fer?' });
+    await block.getByRole('button', { name: en['safety.block.confirm'] }).click();
+    // Said in the sheet, which stays for another try; the chat is still behind it.
+    await block.getByRole('alert').getByText(en['error.network']).waitFor();
+    await shot(page, '14-block-offline');
+    expect(await page.locator('.message', { hasText: 'See you at the bar?' }).isVisible()).toBe(true);
+    await context.setOffline(false);
+    await block.getByRole('button', { name: en['safety.block.confirm'] }).click();
+    await page.waitForURL('**/app/matches/');
+    await page.getByText('You blocked Fer.').waitFor();
+    await context.close();
   });
 
   it('says "too many tabs" when the socket is refused for that, and goes live once one closes', async () => {

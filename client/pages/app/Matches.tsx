@@ -6,7 +6,7 @@ import { CloseIcon, HeartIcon } from '../../components/Icons';
 import { ChevronRight, SearchIcon } from '../../components/AppIcons';
 import { LoadMore } from '../../components/LoadMore';
 import { PartnerAvatar } from '../../components/PartnerAvatar';
-import { SafetyDialog } from '../../components/SafetyMenu';
+import { fetchSafetyDialog, SafetyDialog } from '../../components/SafetyMenu';
 import { TryAgain } from '../../components/Waiting';
 import { api } from '../../lib/api-app';
 import { errorMessage } from '../../lib/errors';
@@ -35,6 +35,7 @@ function EndedChatNotice({ notice }: { notice: EndedNotice }) {
   const dismiss = () => useConversations.getState().dismissEndedNotice();
   const { userId, name, conversationId } = notice;
   const [gone, setGone] = useState<number | null>(null);
+  useEffect(fetchSafetyDialog, []);
   useEffect(() => {
     // A list that fits on its first page says for sure that the chat is not in it.
     api.endedChats().then(
