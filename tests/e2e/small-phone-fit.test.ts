@@ -429,7 +429,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
   /** Someone who has sent the day's last report, in a chat with a long name: the sheet offers to block instead. */
   let outOfReports: Promise<{ reporter: TestUser; chat: number }> | undefined;
   const LONG_NAME = 'María José Fernández-Castellanos de la Vega';
-  async function reportWithNoneLeft(language: 'en' | 'es') {
+  async function reportWithNoneLeft(language: 'en' | 'es', open: typeof bigText = async (session) => openPhone(app.browser, session)) {
     outOfReports ??= (async () => {
       const reporter = await makeCompletedUser(app.server, { name: 'Lucía' });
       for (let sent = 0; sent < limitRules(app.server.config).report.max; sent++) {
@@ -442,7 +442,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     })();
     const { reporter, chat } = await outOfReports;
     const copy = language === 'es' ? es : en;
-    const { context, page } = await openPhone(app.browser, { token: reporter.token, language });
+    const { context, page } = await open({ token: reporter.token, language });
     await page.setViewportSize(SIZES[0]);
     await page.goto(`${app.server.url}/app/chat/${chat}`);
     await page.getByRole('button', { name: copy['safety.menu'] }).click();
@@ -468,6 +468,16 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
       expect(await blockNow.locator('bdi').evaluate((name) => name.scrollWidth > name.clientWidth)).toBe(true);
       await context.close();
     }
+  });
+
+  it('words "Bloquear a … ahora" at 200 % text with a part of the name, not a sliver of it (320 px)', async () => {
+    const { context, page, blockNow } = await reportWithNoneLeft('es', bigText);
+    await shot(page, '07-block-instead-200');
+    // It showed "Bloquear a M": the name now takes the next line, with "ahora", where more of it fits.
+    const name = await blockNow.locator('bdi').evaluate((bdi) => ({ shown: bdi.clientWidth, em: parseFloat(getComputedStyle(bdi).fontSize) }));
+    expect(name.shown).toBeGreaterThanOrEqual(3 * name.em);
+    expect(await blockNow.evaluate((button) => button.scrollWidth <= button.clientWidth)).toBe(true);
+    await context.close();
   });
 
   it('scrolls the sheet to the focused button when the day’s limit is said above it (320 px)', async () => {
