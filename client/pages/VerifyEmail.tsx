@@ -3,7 +3,7 @@ import { Link, useSearch } from 'wouter';
 import '../account.css';
 import { accountMessages } from '../lib/messages-account';
 import { AuthLayout } from '../components/AuthLayout';
-import { refusedByServer } from '../lib/api';
+import { refusedByServer, Throttled } from '../lib/api';
 import { errorMessage } from '../lib/errors';
 import { accountApi } from '../lib/api-account';
 import { useMessages, useT } from '../lib/i18n';
@@ -11,9 +11,13 @@ import { useSession } from '../stores/session';
 
 /**
  * `unreachable`: no answer (no network, a server not up): the link may still be good, to try again.
- * Verified, the address it was for.
+ * `throttled`: too many links opened from this address this hour (a crowd on one Wi-Fi): good, to try
+ * again once the wait is over. Verified, the address it was for.
  */
-type Outcome = 'checking' | { verified: string } | 'invalid' | 'unreachable';
+type Outcome = 'checking' | { verified: string } | 'invalid' | 'unreachable' | { throttled: Throttled };
+
+/** No verdict on the link: the same one may go again. */
+const undecided = (outcome: Outcome) => outcome === 'unreachable' || (typeof outcome === 'object' && 'throttled' in outcome);
 
 // One request per token however often the page mounts (React's strict mode mounts twice): a second
 // request would find the link spent and contradict the first. One that got no answer may go again.
@@ -25,9 +29,9 @@ function verifyOnce(token: string): Promise<Outcome> {
       ? accountApi.verifyEmail(token).then(
           ({ email }) => ({ verified: email }),
           (error: unknown) => {
-            if (refusedByServer(error)) return 'invalid' as const;
+            if (refusedByServer(error) && !(error instanceof Throttled)) return 'invalid' as const;
             verifications.delete(token);
-            return 'unreachable' as const;
+            return error instanceof Throttled ? { throttled: error } : ('unreachable' as const);
           },
         )
       : Promise.resolve('invalid' as const);
@@ -56,7 +60,7 @@ export function VerifyEmail() {
       if (!current) return;
       setOutcome(result);
       // Verified now, or perhaps before (a spent link opened again): the page and the app read the user.
-      if (result !== 'unreachable' && signedIn) void loadUser();
+      if (!undecided(result) && signedIn) void loadUser();
     });
     return () => {
       current = false;
@@ -70,7 +74,7 @@ export function VerifyEmail() {
           {t('verify.checking')}
         </p>
       )}
-      {typeof outcome === 'object' && (
+      {typeof outcome === 'object' && 'verified' in outcome && (
         <p className="status-ok" role="status">
           {/* Another account's link, opened where this one is signed in (a shared phone): said as such. */}
           {signedIn && myEmail && myEmail !== outcome.verified ? t('verify.doneOther', { email: outcome.verified }) : t('verify.done')}
@@ -98,6 +102,11 @@ export function VerifyEmail() {
           {t('verify.unreachable')}
         </p>
       )}
+      {typeof outcome === 'object' && 'throttled' in outcome && (
+        <p className="form-error" role="alert">
+          {errorMessage(outcome.throttled, t)}
+        </p>
+      )}
       {resend === 'sent' && (
         <p className="status-ok" role="status">
           {t('verify.resent')}
@@ -109,7 +118,7 @@ export function VerifyEmail() {
         </p>
       )}
       <div className="form-actions">
-        {outcome === 'unreachable' && (
+        {undecided(outcome) && (
           <button
             type="button"
             className="btn btn-primary"
@@ -140,7 +149,7 @@ export function VerifyEmail() {
           </button>
         )}
         {outcome !== 'checking' && (
-          <Link href={signedIn ? '/app/home/' : '/login/'} className={outcome === 'unreachable' ? 'btn btn-ghost' : 'btn btn-primary'}>
+          <Link href={signedIn ? '/app/home/' : '/login/'} className={undecided(outcome) ? 'btn btn-ghost' : 'btn btn-primary'}>
             {signedIn ? t('verify.toApp') : t('verify.toLogin')}
           </Link>
         )}

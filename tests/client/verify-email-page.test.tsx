@@ -1,10 +1,10 @@
 // @vitest-environment jsdom
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
-import { ValidationError } from '../../client/lib/api';
+import { Throttled, ValidationError } from '../../client/lib/api';
 import { accountApi } from '../../client/lib/api-account';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import { AccountLinks } from '../../client/pages/AccountLinks';
@@ -56,6 +56,37 @@ describe('the verification link, refused by the server', () => {
     await openRefusedLink();
     expect((await screen.findByRole('alert')).textContent).toBe(es['verify.invalid']);
     expect(screen.getByRole('button', { name: es['verify.resend'] })).toBeTruthy();
+  });
+});
+
+describe('the verification link, while its address is over the hour’s limit of links opened', () => {
+  afterEach(() => {
+    cleanup();
+    vi.restoreAllMocks();
+    useSession.setState({ token: null, user: null });
+  });
+
+  // A crowd behind one Wi-Fi address opening their links within the hour: the link is still good.
+  it('says to wait and try again, not that the link is bad, and the same link then verifies', async () => {
+    useSession.setState({ token: 'a-token', user: currentUser({ email_verified: false }) });
+    vi.spyOn(useSession.getState(), 'loadUser').mockResolvedValue(undefined);
+    const throttled = new Throttled(429, 'Request was throttled. Expected available in 540 seconds.');
+    throttled.retryAfterSeconds = 540;
+    const verify = vi
+      .spyOn(accountApi, 'verifyEmail')
+      .mockRejectedValueOnce(throttled)
+      .mockResolvedValueOnce({ detail: 'Your e-mail address is verified.', email: currentUser().email });
+    await openLink();
+
+    expect((await screen.findByRole('alert')).textContent).toBe(es['error.throttledForMinutes'].replace('{minutes}', '9'));
+    expect(screen.queryByText(es['verify.invalid'])).toBeNull();
+    expect(screen.queryByText(es['verify.spent'])).toBeNull();
+    // Not a new link: this one works once the wait is over.
+    expect(screen.queryByRole('button', { name: es['verify.resend'] })).toBeNull();
+
+    fireEvent.click(screen.getByRole('button', { name: es['verify.retry'] }));
+    await screen.findByText(es['verify.done']);
+    expect(verify).toHaveBeenCalledTimes(2);
   });
 });
 
