@@ -95,7 +95,8 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'password-reset:email': { max: 5, windowMs: HOUR },
     'password-reset:ip': { max: 20, windowMs: HOUR },
     // Links opened (verify, reset and its page's check): the tokens cannot be guessed; this bounds the
-    // work of trying.
+    // work of trying. A link that works is given back (the account's routes): a venue's crowd opens
+    // theirs behind one address.
     'email-link:ip': { max: 60, windowMs: HOUR },
     // The password typed again while signed in (change, deletion): a stolen session cannot guess it.
     'password:check': { max: 10, windowMs: HOUR },

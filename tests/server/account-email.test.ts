@@ -547,6 +547,50 @@ describe.each(backends)('reset requests per address, on %s', (backend) => {
   });
 });
 
+describe.each(backends)('e-mail links opened from one address, on %s', (backend) => {
+  let smtp: TestSmtpServer;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+  });
+  afterAll(async () => {
+    await smtp?.close();
+  });
+  // Three links an hour per address here, where the server has sixty.
+  const server = serverPerSuite(() => ({
+    backend,
+    config: { mail: { smtpUrl: smtp.url, from: MAIL_FROM }, limits: { 'email-link:ip': { max: 3, windowMs: 3600_000 } } },
+  }));
+  const venue = { 'x-forwarded-for': '203.0.113.40' };
+
+  it('counts the links that did not work, never a good one: a venue’s crowd verifies behind one address', async () => {
+    const api = client(server.url);
+    const emails = [1, 2, 3, 4, 5].map((i) => address(`venue-${i}`));
+    for (const email of emails) {
+      expect((await api.post('/api/auth/register/', { json: registration(email) })).status).toBe(201);
+    }
+    // Five good links from the venue's one address, past the three: every one verifies.
+    for (const email of emails) {
+      const token = linkToken(await smtp.nextMailTo(email), '/verify-email');
+      const verified = await api.post('/api/auth/verify-email/', { json: { token }, headers: venue });
+      expect(verified.status, JSON.stringify(verified.body)).toBe(200);
+    }
+    // A reset's check and its confirmation, both good: not counted either.
+    await api.post('/api/auth/password-reset/', { json: { email: emails[0] } });
+    const reset = linkToken(await smtp.nextMailTo(emails[0]!), '/reset-password');
+    expect((await api.post('/api/auth/password-reset/check/', { json: { token: reset }, headers: venue })).status).toBe(200);
+    const pass = password();
+    const confirmed = await api.post('/api/auth/password-reset/confirm/', { json: { token: reset, password: pass, password2: pass }, headers: venue });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    // Tries that do not work still are: three, then the address waits, whatever it sends.
+    for (let i = 0; i < 3; i++) {
+      const guess = await api.post('/api/auth/verify-email/', { json: { token: `guess-${unique()}` }, headers: venue });
+      expect(guess.body).toEqual(LINK_INVALID);
+    }
+    const refused = await api.post('/api/auth/password-reset/check/', { json: { token: `guess-${unique()}` }, headers: venue });
+    expect(refused.status).toBe(429);
+  });
+});
+
 describe('the embedded default: no SMTP_URL', () => {
   const logs: string[] = [];
   const server = serverPerSuite({ logger: loggerInto(logs, 'info') });

@@ -59,11 +59,19 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     if (!session.repeat) app.mailer.later(() => sendPasswordChangedEmail(mail(request), userId, first));
   }
 
+  /**
+   * A link that worked is given back to its address's hour (`email-link:ip`): the limit bounds the
+   * tries of tokens that cannot be guessed, and a venue's crowd, behind its Wi-Fi's one address,
+   * opens a link each, all good ones, in the same hour.
+   */
+  const linkWorked = (request: FastifyRequest) => app.limits.unhit('email-link:ip', addressOf(request));
+
   app.post('/api/auth/verify-email/', {
     schema: { ...withoutToken, body: VerifyEmailInput, response: { 200: EmailVerified } },
     onRequest: app.limits.hook('email-link:ip', addressOf),
     handler: async (request) => {
       const { userId, email } = await verifyEmail(app.db, request.body.token);
+      await linkWorked(request);
       // The link is often opened on another device, or in a new tab: the open apps drop their banner.
       app.publish([userId], 'account:changed');
       // The address too: opened where another account is signed in (a shared phone), the page says whose it was.
@@ -102,7 +110,11 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: { ...withoutToken, body: PasswordResetCheckInput, response: { 200: PasswordResetLink } },
     onRequest: app.limits.hook('email-link:ip', addressOf),
     // The address too: opened where another account is signed in, the page says whose password it sets.
-    handler: async (request) => checkPasswordReset(app.db, request.body.token),
+    handler: async (request) => {
+      const link = await checkPasswordReset(app.db, request.body.token);
+      await linkWorked(request);
+      return link;
+    },
   });
 
   app.post('/api/auth/password-reset/confirm/', {
@@ -111,6 +123,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     handler: async (request) => {
       // It verifies the e-mail too, but no open app needs telling: it ends every other session.
       const { userId, session, first } = await confirmPasswordReset(app.db, request.body, hashOptions);
+      await linkWorked(request);
       await afterNewPassword(userId, session, request, first);
       return { token: session.token };
     },
