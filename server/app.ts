@@ -37,6 +37,7 @@ import userRoutes from './features/users/routes';
 import { answerSerializer } from './lib/answer-serializer';
 import { acceptEmptyJsonBodies } from './lib/empty-json-body';
 import { requestOrigin } from './lib/public-url';
+import { sharedGrace, type SharedGrace } from './lib/turns';
 import { rejectMalformedJson, rejectNullCharacters } from './lib/null-characters';
 import { withRequestForLog } from './lib/request-log';
 import analyticsPlugin from './plugins/analytics';
@@ -63,8 +64,21 @@ declare module 'fastify' {
     publicUrlFor(request: FastifyRequest): string;
     /** Copies of reported profiles' photos, kept with a report while it is open; never served as /media/. */
     evidence: MediaStore;
+    /**
+     * The one grace the close's waits share (`CLOSE_GRACE_MS`, from the close's start): each wait for
+     * work it would rather not cut (e-mails, sockets, PostHog, Stripe, the jobs) takes `closeGrace.left(its own bound)`.
+     */
+    closeGrace: SharedGrace;
   }
 }
+
+/**
+ * How long all the waits of a close may take together, whatever stalls (a mail server, PostHog, Stripe,
+ * a client that reads no more, a job): each alone is bounded, but their bounds added up (3 + 1 + 3 + 2 s,
+ * and a job without any) went past the process's 10 s deadline (`SHUTDOWN_DEADLINE_MS`), which exits
+ * with the database still open. What is left of the deadline is the database's to close (`DATABASE_END_S`).
+ */
+export const CLOSE_GRACE_MS = 5_000;
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
@@ -145,6 +159,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
 
   app.decorate('config', config);
   app.decorate('readinessChecks', new Map());
+  app.decorate('closeGrace', sharedGrace(CLOSE_GRACE_MS));
+  // The grace starts with the close (the process starts it sooner, as it stops the jobs).
+  app.addHook('preClose', (done) => {
+    app.closeGrace.begin();
+    done();
+  });
   app.decorate('publicUrl', {
     getter() {
       if (config.publicUrl) return config.publicUrl;

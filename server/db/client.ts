@@ -404,6 +404,14 @@ export async function migratedMemorySnapshot(): Promise<Blob> {
  * include slow ones (the table upkeep's VACUUM, an export) that a statement sent behind them would
  * wait for. A database server of more cores is given more with a larger `DATABASE_POOL_SIZE`.
  */
+/**
+ * How long closing PostgreSQL's pools waits for the statements still running (seconds), then ends their
+ * connections (their transactions roll back; what was committed stays). A close comes to it once the
+ * waits for the work in flight are over (`CLOSE_GRACE_MS`), so a statement still running is one stalled:
+ * within the process's deadline with them, never the reason it exits with the database open.
+ */
+export const DATABASE_END_S = 3;
+
 export const deckPoolSize = (max: number) => Math.ceil(max / 5);
 
 /**
@@ -442,7 +450,7 @@ export async function openDatabase(options: {
       driver: 'postgres',
       withLock: advisoryLocks(client),
       close: async () => {
-        await Promise.all([client, custom, generic, behind, apart].map((pool) => pool.end({ timeout: 5 })));
+        await Promise.all([client, custom, generic, behind, apart].map((pool) => pool.end({ timeout: DATABASE_END_S })));
       },
     };
   }

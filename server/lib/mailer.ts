@@ -84,10 +84,11 @@ export interface Mailer {
   /** Resolves once the work started with `later` so far has finished (tests, shutdown). */
   idle(): Promise<void>;
   /**
-   * Shutdown: waits for the sends in flight a few seconds (`SHUTDOWN_GRACE_MS`), then gives up on
-   * them and on any sent after, their connections closed, each logged as not sent.
+   * Shutdown: waits for the sends in flight a few seconds (`SHUTDOWN_GRACE_MS`, or less: `grace` gives
+   * what is left of the close's), then gives up on them and on any sent after, their connections
+   * closed, each logged as not sent.
    */
-  drain(): Promise<void>;
+  drain(grace?: (ms: number) => number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -256,10 +257,10 @@ export function createMailer(options: {
       inBackground.track(running);
     },
     idle,
-    async drain() {
+    async drain(grace = (ms: number) => ms) {
       // A request's send as well as the background's: a resend on its way as the close began is not
       // refused (503) when its mail server was about to take it.
-      await settledWithin(Promise.all([idle(), forRequests.settled()]), SHUTDOWN_GRACE_MS);
+      await settledWithin(Promise.all([idle(), forRequests.settled()]), grace(SHUTDOWN_GRACE_MS));
       shutdown.abort(new Error('shutting down'));
       await idle();
     },

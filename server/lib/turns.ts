@@ -53,3 +53,25 @@ export async function settledWithin(work: Promise<unknown>, ms: number): Promise
   await Promise.race([settled, grace]);
   clearTimeout(timer);
 }
+
+/**
+ * One grace for all the waits of a close, counted from its start (`begin`, or the first `left`): each
+ * wait is given its own bound, but no more than what is left of the whole, so that however many of them
+ * meet a stall, together they end in time for the database to close before the process's deadline.
+ */
+export function sharedGrace(ms: number) {
+  let endsAt: number | undefined;
+  const begin = () => {
+    endsAt ??= Date.now() + ms;
+  };
+  return {
+    begin,
+    /** The time a wait of bound `own` may take now: `own`, or what is left of the grace if less. */
+    left(own = Infinity): number {
+      begin();
+      return Math.max(0, Math.min(own, endsAt! - Date.now()));
+    },
+  };
+}
+
+export type SharedGrace = ReturnType<typeof sharedGrace>;

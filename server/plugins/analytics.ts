@@ -182,7 +182,7 @@ export default fp(
     // a PostHog that does not answer (each try `sendTimeoutMs`, and three more after it), past the
     // process's 10 s shutdown deadline, which exits without closing the database.
     app.addHook('onClose', async () => {
-      await posthog?.shutdown(SHUTDOWN_FLUSH_MS).catch((error: unknown) => app.log.warn({ err: error }, 'posthog: events still queued at the close were not sent'));
+      await posthog?.shutdown(app.closeGrace.left(SHUTDOWN_FLUSH_MS)).catch((error: unknown) => app.log.warn({ err: error }, 'posthog: events still queued at the close were not sent'));
     });
   },
   { name: 'analytics', dependencies: ['database'] },

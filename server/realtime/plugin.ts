@@ -239,7 +239,7 @@ export default fp(
       // never does, and the close would wait for the ping's timeout or the close's own (30 s). After a
       // moment, such a connection is cut.
       const sockets = connections.map((connection) => connection.request.socket);
-      await settledWithin(Promise.all(sockets.map(closed)), TRANSPORT_CLOSE_GRACE_MS);
+      await settledWithin(Promise.all(sockets.map(closed)), app.closeGrace.left(TRANSPORT_CLOSE_GRACE_MS));
       for (const socket of sockets) if (!socket.closed) socket.destroy();
       // The disconnects' presence updates still read the database, which closes after this.
       await drain();

@@ -1,7 +1,9 @@
+import net from 'node:net';
+import { eq } from 'drizzle-orm';
 import { io } from 'socket.io-client';
-import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/db/client';
-import { messages } from '../../server/db/schema';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DATABASE_END_S, openDatabase } from '../../server/db/client';
+import { messages, users } from '../../server/db/schema';
 import { SEND_LOCK_SPACE } from '../../server/features/conversations/queries';
 import { SHUTDOWN_DEADLINE_MS } from '../../server/process';
 import { rooms } from '../../shared/events';
@@ -10,6 +12,7 @@ import { startServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
 import { connect, waitForDisconnect, waitUntil } from '../helpers/socket';
 import { makeUser } from '../helpers/factories';
+import { client } from '../helpers/http';
 import { makePair, newClientId } from './fixtures';
 
 // PostgreSQL: the database has to outlive the instance to show what it committed.
@@ -156,5 +159,92 @@ describe('closing an instance while a client has stopped reading', () => {
     } finally {
       socket.close();
     }
+  });
+});
+
+/** A server that takes connections and never says a word on them: a mail server, PostHog or Stripe stalled. */
+async function blackHole() {
+  const held = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    held.add(socket);
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    /** The connections it ever took. */
+    get taken() {
+      return held.size;
+    },
+    close() {
+      for (const socket of held) socket.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * A client that reads no more, its connection half-open, with what is sent to it piling up: the close
+ * waits a moment for it (`TRANSPORT_CLOSE_GRACE_MS`), then cuts it.
+ */
+async function stopReading(server: { url: string; app: import('../../server/app').App }, user: { id: number; token: string }) {
+  const socket = await connect(server.url, user.token);
+  (socket.io.engine as unknown as { transport: { ws: { _socket: { pause(): void } } } }).transport.ws._socket.pause();
+  const [connection] = Object.values((server.app.io.engine as unknown as { clients: Record<string, { writeBuffer: unknown[] }> }).clients);
+  const room = server.app.io.to(rooms.user(user.id)) as unknown as { emit(event: string, payload: unknown): void };
+  const big = { filler: 'x'.repeat(1024 * 1024) };
+  await waitUntil(
+    () => {
+      for (let i = 0; i < 4; i++) room.emit('sync', big);
+      return connection!.writeBuffer.length > 0;
+    },
+    10_000,
+    'the buffers to that client to fill',
+  );
+  return socket;
+}
+
+const smtp = await blackHole();
+const posthogHost = await blackHole();
+const stripeHost = await blackHole();
+
+describe.skipIf(!(await hasPostgres()))('closing an instance while all it waits for stalls at once', () => {
+  afterAll(() => Promise.all([smtp.close(), posthogHost.close(), stripeHost.close()]));
+  const races = racesOnPostgres({
+    perTest: true,
+    config: {
+      mail: { smtpUrl: `smtp://127.0.0.1:${smtp.port}`, from: 'EventMatch <hello@example.com>' },
+      posthog: { key: 'phc_test_stalled', host: posthogHost.url, sendTimeoutMs: 60_000, erasure: null },
+      checkoutMode: 'test',
+      stripe: { secretKey: 'sk_test_stalled', webhookSecret: null, apiBase: stripeHost.url, lookupKeys: { monthly: 'basic_monthly', yearly: 'basic_yearly' } },
+    },
+  });
+
+  it('gives the waits one grace, so that the database closes well within the deadline, all it stored kept', async () => {
+    const { server, holder } = races;
+    // A sign-up: its verification e-mail goes to a mail server that never greets, its event waits in PostHog's queue.
+    const user = await makeUser(server);
+    await waitUntil(() => smtp.taken > 0, 5000, 'the e-mail to reach the mail server');
+    // A subscriber's language switch, which Stripe never answers.
+    await server.app.db.update(users).set({ stripeCustomerId: 'cus_stalled' }).where(eq(users.id, user.id));
+    expect((await client(server.url).put('/api/users/me/language/', { token: user.token, json: { language: 'es' } })).status).toBe(204);
+    await waitUntil(() => stripeHost.taken > 0, 5000, 'the language to reach Stripe');
+    const socket = await stopReading(server, user);
+    try {
+      // Each wait is bounded (e-mails 3 s, sockets 1 s, PostHog 3 s, Stripe 2 s), but added up they left
+      // the database's close (up to DATABASE_END_S) past the process's deadline, which exits with it open.
+      const started = Date.now();
+      await server.app.close();
+      expect(Date.now() - started).toBeLessThan(SHUTDOWN_DEADLINE_MS - DATABASE_END_S * 1000);
+    } finally {
+      socket.close();
+    }
+    // Closed: none of the instance's connections is left, and what it stored is there.
+    const [open] = await holder<{ n: number }[]>`select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
+    expect(open!.n).toBe(0);
+    const [stored] = await holder<{ language: string }[]>`select language from users where id = ${user.id}`;
+    expect(stored!.language).toBe('es');
   });
 });

@@ -46,7 +46,7 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   const hashOptions = app.config.argon2;
   const passwordCheck = app.limits.hook('password:check');
   const stripeLanguage = app.stripe ? languageFollower(app.db, app.stripe) : null;
-  if (stripeLanguage) app.addHook('onClose', () => stripeLanguage.close());
+  if (stripeLanguage) app.addHook('onClose', () => stripeLanguage.close(app.closeGrace.left));
 
   /**
    * After a new password: the sessions it ended are forgotten (sockets too, on every instance), the

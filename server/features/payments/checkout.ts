@@ -356,12 +356,13 @@ export function languageFollower(db: Db, stripe: Stripe) {
       running.track(work);
     },
     /**
-     * Waits for the updates under way, at most `LANGUAGE_FOLLOW_GRACE_MS`, and starts none after it: a
+     * Waits for the updates under way, at most `LANGUAGE_FOLLOW_GRACE_MS` (or less: `grace` gives what is
+     * left of the close's), and starts none after it: a
      * stalled Stripe (its client waits 15 s a try, and tries three times) would otherwise hold the
      * close past the process's deadline, which exits without closing the database.
      */
-    async close() {
-      await settledWithin(running.settled(), LANGUAGE_FOLLOW_GRACE_MS);
+    async close(grace = (ms: number) => ms) {
+      await settledWithin(running.settled(), grace(LANGUAGE_FOLLOW_GRACE_MS));
       closed = true;
     },
   };
