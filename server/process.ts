@@ -1,7 +1,8 @@
 import net from 'node:net';
-import { buildApp } from './app';
+import { type App, buildApp } from './app';
 import { type Config, ConfigError } from './config';
 import { jobs as allJobs, type Job, type JobRunner, startJobs } from './jobs';
+import { settledWithin } from './lib/turns';
 
 /** How long an orderly shutdown may take before the process exits anyway. */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -39,8 +40,7 @@ export async function serve(config: Config, options: { jobs?: readonly Job[] } =
     const sweeper = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
     sweeper.unref();
     try {
-      await jobs?.stop();
-      await app.close();
+      await stopInOrder(app, jobs);
       clearInterval(sweeper);
       process.exit(exitCode);
     } catch (error) {
@@ -78,6 +78,18 @@ export async function serve(config: Config, options: { jobs?: readonly Job[] } =
   }
   jobs = startJobs(app, options.jobs ?? allJobs);
   return app;
+}
+
+/**
+ * The orderly end, within `SHUTDOWN_DEADLINE_MS`: the jobs' timers stop and their runs are waited for,
+ * then the app closes (no new work, the work in flight drained, the database last). The close's grace
+ * (`app.closeGrace`) starts here, and the runs' wait is one of its waits: a run stalled on a statement
+ * that the stop cannot end is left to the database's close, which ends that statement.
+ */
+export async function stopInOrder(app: App, jobs: JobRunner | null) {
+  app.closeGrace.begin();
+  if (jobs) await settledWithin(jobs.stop(), app.closeGrace.left());
+  await app.close();
 }
 
 /**

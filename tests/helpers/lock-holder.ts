@@ -47,6 +47,16 @@ export function lockHolder(holder: postgres.Sql) {
 
 export type LockHolder = ReturnType<typeof lockHolder>;
 
+/** The `application_name` of `racesOnPostgres`'s holder. */
+const HOLDER_NAME = 'test-lock-holder';
+
+/** The connections to the holder's database that are not the holder's: the server's, say. */
+export async function serverConnections(holder: postgres.Sql): Promise<number> {
+  const [row] = await holder<{ n: number }[]>`
+    select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name <> ${HOLDER_NAME}`;
+  return row!.n;
+}
+
 /**
  * The setup of a describe that races the server on PostgreSQL (a describe skipped, loudly, where the
  * machine has none: `describe.skipIf(!(await hasPostgres()))`). Its hooks start the server on a
@@ -81,7 +91,8 @@ export function racesOnPostgres(
       await admin.end();
     }
     const server = await startServer({ backend: 'postgres', databaseUrl: database.url, config: options.config });
-    const holder = postgres(database.url, { max: 2, onnotice: () => {} });
+    // Named, so that a test can tell the server's connections from the holder's (`serverConnections`).
+    const holder = postgres(database.url, { max: 2, onnotice: () => {}, connection: { application_name: HOLDER_NAME } });
     started = { server, holder, lock: lockHolder(holder) };
   });
   after(async () => {
