@@ -160,9 +160,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}) {
   app.decorate('config', config);
   app.decorate('readinessChecks', new Map());
   app.decorate('closeGrace', sharedGrace(CLOSE_GRACE_MS));
-  // The grace starts with the close (the process starts it sooner, as it stops the jobs).
+  // The grace starts with the close (the process starts it sooner, as it stops the jobs). The requests
+  // still in flight when it ends (stalled on a lock held elsewhere, say) have their connections cut,
+  // rather than hold the close past the process's deadline: the database's close then ends their
+  // statements, and their clients, never answered, send them again.
   app.addHook('preClose', (done) => {
-    app.closeGrace.begin();
+    const cut = setTimeout(() => app.server.closeAllConnections(), app.closeGrace.left()).unref();
+    app.server.once('close', () => clearTimeout(cut));
     done();
   });
   app.decorate('publicUrl', {

@@ -406,9 +406,9 @@ export async function migratedMemorySnapshot(): Promise<Blob> {
  */
 /**
  * How long closing PostgreSQL's pools waits for the statements still running (seconds), then ends their
- * connections (their transactions roll back; what was committed stays). A close comes to it once the
- * waits for the work in flight are over (`CLOSE_GRACE_MS`), so a statement still running is one stalled:
- * within the process's deadline with them, never the reason it exits with the database open.
+ * connections (what was committed stays). A close comes to it once the waits for the work in flight are
+ * over (`CLOSE_GRACE_MS`), so a statement still running is one stalled: ended within the process's
+ * deadline, never the reason it exits with the database open.
  */
 export const DATABASE_END_S = 3;
 

@@ -226,7 +226,9 @@ export default fp(
       // Writes in flight finish and are acknowledged; new events get `unavailable`, so the client
       // resends (same client_id) on the instance it reconnects to.
       accepting = false;
-      await drain();
+      // Within the close's grace: a write stalled on a lock held elsewhere is left to the database's
+      // close, which ends its statement (never acknowledged: the client sends it again, with the same client_id).
+      await settledWithin(drain(), app.closeGrace.left());
       // Close the transports rather than disconnect the sockets: socket.io-client reconnects on its own
       // after a "transport close" (elsewhere, behind the proxy) but not after a server-side disconnect.
       // Open WebSockets would otherwise also hold the HTTP server open.
@@ -242,7 +244,7 @@ export default fp(
       await settledWithin(Promise.all(sockets.map(closed)), app.closeGrace.left(TRANSPORT_CLOSE_GRACE_MS));
       for (const socket of sockets) if (!socket.closed) socket.destroy();
       // The disconnects' presence updates still read the database, which closes after this.
-      await drain();
+      await settledWithin(drain(), app.closeGrace.left());
     });
     app.addHook('onClose', async () => {
       eventLive.close();

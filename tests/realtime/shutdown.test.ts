@@ -99,6 +99,44 @@ describe.skipIf(!(await hasPostgres()))('closing an instance', () => {
     expect((await holder<{ id: number }[]>`select id from users`).map((row) => row.id)).toEqual([user.id]);
   });
 
+  it('stops within the deadline while a request and a socket write are stalled on a lock, the database closed and all it stored kept', async () => {
+    const { server, holder, hold, waiting } = races;
+    const { a, conversationId } = await makePair(server);
+    const aSocket = await connect(server.url, a.token, { reconnection: false });
+    const kept = await aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'kept', client_id: newClientId() });
+    expect(kept.ok).toBe(true);
+    // Both wait at their conversation's send lock, held elsewhere (another instance's ban, say) for longer than the stop may take.
+    const release = await hold('select pg_advisory_xact_lock($1, $2)', [SEND_LOCK_SPACE, conversationId]);
+    let stopping: Promise<string> | undefined;
+    try {
+      const write = aSocket.emitWithAck('message:send', { conversation_id: conversationId, content: 'held on the socket', client_id: newClientId() }).catch(() => null);
+      const request = fetch(`${server.url}/api/conversations/${conversationId}/messages/`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Token ${a.token}` },
+        body: JSON.stringify({ content: 'held in a request', client_id: newClientId() }),
+      }).catch(() => null);
+      await waitUntil(async () => (await waiting()) >= 2, 5000, 'both to wait on the lock');
+      // Before, the stop waited for them for as long as the lock was held: the process's deadline
+      // exited it with the database open.
+      const deadline = new Promise<string>((resolve) => setTimeout(() => resolve('deadline'), SHUTDOWN_DEADLINE_MS).unref());
+      stopping = stopInOrder(server.app, null).then(() => 'stopped');
+      expect(await Promise.race([stopping, deadline])).toBe('stopped');
+      // Not acknowledged: the client sends them again (same client_id) once it reconnects.
+      expect((await write)?.ok).not.toBe(true);
+      expect((await request)?.ok).not.toBe(true);
+    } finally {
+      await release();
+      await stopping;
+      aSocket.close();
+    }
+    await waitUntil(async () => (await serverConnections(holder)) === 0, 5000, 'no connection of the instance left');
+    // A held send may still commit once the lock is let go (its statements had all reached the
+    // database): its client's resend, with the same client_id, then finds it stored, once.
+    const stored = (await holder<{ content: string }[]>`select content from messages`).map((row) => row.content);
+    expect(stored).toContain('kept');
+    for (const content of stored) expect(['kept', 'held on the socket', 'held in a request']).toContain(content);
+  });
+
   it('drops a socket whose handshake was still reading its token as the close began, and closes', async () => {
     const { server, hold, waiting } = races;
     const user = await makeUser(server);
