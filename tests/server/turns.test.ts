@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { inFlight, settledWithin, turnsByKey } from '../../server/lib/turns';
+import { inFlight, settledWithin, sharedGrace, turnsByKey } from '../../server/lib/turns';
 
 /** A promise and the hands that settle it. */
 function pending() {
@@ -88,5 +88,33 @@ describe('a wait with a grace', () => {
     expect(await hasSettled(waiting)).toBe(false);
     vi.advanceTimersByTime(1);
     expect(await hasSettled(waiting)).toBe(true);
+  });
+});
+
+describe('sharedGrace', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('gives each wait its own bound, but never more than what is left of the whole since it began', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const grace = sharedGrace(5000);
+    // Not begun yet: its first wait begins it.
+    vi.advanceTimersByTime(60_000);
+    expect(grace.left(3000)).toBe(3000);
+    vi.advanceTimersByTime(3000);
+    expect(grace.left(3000)).toBe(2000);
+    expect(grace.left()).toBe(2000);
+    vi.advanceTimersByTime(2500);
+    expect(grace.left(1000)).toBe(0);
+  });
+
+  it('counts from its first begin, however often it is begun again', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const grace = sharedGrace(5000);
+    grace.begin();
+    vi.advanceTimersByTime(4000);
+    grace.begin();
+    expect(grace.left()).toBe(1000);
   });
 });
