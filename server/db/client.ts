@@ -390,6 +390,14 @@ export async function migratedMemorySnapshot(): Promise<Blob> {
 }
 
 /**
+ * How long closing PostgreSQL's pools waits for the statements still running (seconds), then ends their
+ * connections (what was committed stays). A close comes to it once the waits for the work in flight are
+ * over (`CLOSE_GRACE_MS`), so a statement still running is one stalled: ended within the process's
+ * deadline, never the reason it exits with the database open.
+ */
+export const DATABASE_END_S = 3;
+
+/**
  * The connections of each of the deck's two pools (`runWithCustomPlan`, `runWithGenericPlan`) for a
  * main pool of `max`: a fifth of it, rounded up (2 of the default 10). Each runs the dearest
  * statement the app sends, and when more are asked for than it has connections, postgres.js sends the
@@ -404,14 +412,6 @@ export async function migratedMemorySnapshot(): Promise<Blob> {
  * include slow ones (the table upkeep's VACUUM, an export) that a statement sent behind them would
  * wait for. A database server of more cores is given more with a larger `DATABASE_POOL_SIZE`.
  */
-/**
- * How long closing PostgreSQL's pools waits for the statements still running (seconds), then ends their
- * connections (what was committed stays). A close comes to it once the waits for the work in flight are
- * over (`CLOSE_GRACE_MS`), so a statement still running is one stalled: ended within the process's
- * deadline, never the reason it exits with the database open.
- */
-export const DATABASE_END_S = 3;
-
 export const deckPoolSize = (max: number) => Math.ceil(max / 5);
 
 /**
