@@ -57,6 +57,10 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'presence:list': { max: 10, windowMs: 10 * SECOND },
     reaction: { max: 120, windowMs: MINUTE },
     'profile:view': { max: 300, windowMs: HOUR },
+    // Blocks, every attempt counted: a block answers 204 for a person and 404 for an id that is none,
+    // which without a bound would tell a script which ids are people, past the profile views' limit.
+    // Far above what anyone blocks by hand in an hour.
+    block: { max: 100, windowMs: HOUR },
     upload: { max: 60, windowMs: HOUR },
     // Smaller copies of photos made on request, 20–40 ms of a core each, per address: a venue's crowd
     // behind one address needs each face made once (then kept in memory), well under this. Past it,

@@ -83,6 +83,19 @@ describe('per-user limits', () => {
     expectThrottled(await api().get(`/api/users/${other.id}/profile/`, { token: me.token }));
   });
 
+  it('allows 100 blocks an hour, missing ids counted, and blocks no one past them', async () => {
+    const { max, windowMs } = rules().block;
+    expect([max, windowMs]).toEqual([100, 3_600_000]);
+    const me = await makeCompletedUser(server);
+    const other = await makeCompletedUser(server);
+    // A block answers 404 for an id that is no one: counted, or a script would learn which ids are people.
+    for (let i = 0; i < max; i++) expect((await api().post(`/api/users/${900_000 + i}/block/`, { token: me.token })).status).toBe(404);
+    expectThrottled(await api().post(`/api/users/${other.id}/block/`, { token: me.token }));
+    expect(await count(sql`select count(*) as n from blocks where blocker_id = ${me.id}`)).toBe(0);
+    // Someone else's blocks are theirs to make.
+    expect((await api().post(`/api/users/${me.id}/block/`, { token: other.token })).status).toBe(204);
+  });
+
   it('allows 60 uploads an hour, and keeps no file past them', async () => {
     const { max } = rules().upload;
     expect(max).toBe(60);

@@ -45,7 +45,7 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
     app.publish([blocker], 'person:gone', { user_id: blocked, by_you: true });
   };
 
-  app.post('/api/users/:id/block/', { schema: bodyless }, async (request, reply) => {
+  app.post('/api/users/:id/block/', { schema: bodyless, onRequest: app.limits.hook('block') }, async (request, reply) => {
     const { id } = currentUser(request);
     const ended = await block(app.db, id, request.params.id);
     if (!ended) throw new NotFound();
