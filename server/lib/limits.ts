@@ -56,6 +56,10 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     // Asks every instance: a client needs it once per (re)connect.
     'presence:list': { max: 10, windowMs: 10 * SECOND },
     reaction: { max: 120, windowMs: MINUTE },
+    // Retries of a stored reaction, whose hit `reaction` gives back: one per reaction when honest, so as
+    // many as the reactions; past them, a retry costs a reaction like any other (a script resending one
+    // stored reaction is not to get requests without end).
+    'reaction:retry': { max: 120, windowMs: MINUTE },
     'profile:view': { max: 300, windowMs: HOUR },
     // Blocks, every attempt counted: a block answers 204 for a person and 404 for an id that is none,
     // which without a bound would tell a script which ids are people, past the profile views' limit.

@@ -70,6 +70,20 @@ describe('per-user limits', () => {
     expectThrottled(await react(others[1].id));
   });
 
+  it('gives back no more retries than the reactions a minute: past them, a retry costs one', async () => {
+    const { max } = rules().reaction;
+    const retries = rules()['reaction:retry'];
+    expect([retries.max, retries.windowMs]).toEqual([max, 60_000]);
+    const me = await makeCompletedUser(server);
+    const other = await makeCompletedUser(server);
+    const react = (retry?: boolean) => api().post('/api/matching/', { token: me.token, json: { response: 'dislike', other: other.id, retry } });
+    expect((await react()).status).toBe(200);
+    for (let i = 0; i < retries.max; i++) expect((await react(true)).status).toBe(200);
+    // The same stored reaction, sent again and again: each now spends one of the minute's reactions.
+    for (let i = 0; i < max - 1; i++) expect((await react(true)).status).toBe(200);
+    expectThrottled(await react(true));
+  });
+
   it('allows 300 profile views an hour', async () => {
     const { max, windowMs } = rules()['profile:view'];
     expect([max, windowMs]).toEqual([300, 3_600_000]);

@@ -36,8 +36,10 @@ const matchingRoutes: FastifyPluginAsyncZod = async (app) => {
       if (request.body.retry) {
         const repeat = await repeatedReaction(app.db, me, request.body);
         if (repeat) {
-          // Counted already, the first time: an honest retry costs none of the reactions a minute.
-          await app.limits.unhit('reaction', requestSubject(request));
+          // Counted already, the first time: an honest retry costs none of the reactions a minute,
+          // within the retries' own limit; past it, this one keeps the reaction it was counted.
+          const [refused] = await app.limits.consumeEach('reaction:retry', [requestSubject(request)]);
+          if (!refused) await app.limits.unhit('reaction', requestSubject(request));
           if (repeat.match && request.body.response === 'like') tellMatch(await untoldMatch(app.db, repeat.conversationId!), repeat.conversationId!, me);
           return { match: repeat.match, conversation_id: repeat.conversationId };
         }
