@@ -80,6 +80,9 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     // reports, so that adding to one never costs a new one, but bounded all the same, each kept in the
     // report for its moderator to read.
     'report:addition': { max: 10, windowMs: DAY },
+    // The same report sent again (a double tap, an answer lost): it adds nothing, yet each is a
+    // transaction that blocks again; bounded apart, so that a retry never costs a report or an addition.
+    'report:repeat': { max: 10, windowMs: DAY },
     // Events. Check-ins are per person (signed in), however many share the venue's address.
     'event:create': { max: EVENTS_CREATED_PER_DAY, windowMs: DAY },
     'event:check-in': { max: 30, windowMs: HOUR },

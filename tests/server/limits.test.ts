@@ -250,6 +250,25 @@ describe('per-user limits', () => {
     expectThrottled(await report(people[0]!, 'other', 'once more'));
     expect(await count(sql`select jsonb_array_length(additions) as n from reports where id = ${first.body.id}`)).toBe(additions.max);
   });
+
+  it('bounds the same report sent again, apart from new reports and additions', async () => {
+    const repeats = rules()['report:repeat'];
+    expect([repeats.max, repeats.windowMs]).toEqual([10, 86_400_000]);
+    const me = await makeCompletedUser(server);
+    const [first, second] = await Promise.all([makeCompletedUser(server), makeCompletedUser(server)]);
+    const report = (user: { id: number }, reason = 'spam') => api().post('/api/reports/', { token: me.token, json: { user_id: user.id, reason } });
+    const made = await report(first!);
+    expect(made.status).toBe(201);
+    // A double tap, an answer lost: the same report again answers the same id, up to the day's repeats.
+    for (let i = 0; i < repeats.max; i++) {
+      const again = await report(first!);
+      expect([again.status, again.body]).toEqual([200, { id: made.body.id }]);
+    }
+    expectThrottled(await report(first!));
+    // They cost neither a new report nor an addition.
+    expect((await report(second!)).status).toBe(201);
+    expect((await report(first!, 'harassment')).status).toBe(200);
+  });
 });
 
 describe('the address a per-address limit counts', () => {

@@ -4,7 +4,7 @@ import { IdParams, NoBody, page, PageQuery } from '../../../shared/schemas/commo
 import { BlockedUser, EndedChat, ReportCreated, ReportInput } from '../../../shared/schemas/safety';
 import { z } from '../../../shared/schemas/zod';
 import { NotFound } from '../../errors';
-import { userSubject } from '../../lib/limits';
+import { type LimitName, userSubject } from '../../lib/limits';
 import { noBody } from '../../plugins/api-docs';
 import { currentUser } from '../../plugins/auth';
 import {
@@ -16,6 +16,7 @@ import {
   listBlocks,
   listEndedChats,
   report,
+  type ReportQuota,
   unblock,
   unmatch,
 } from './service';
@@ -29,6 +30,9 @@ const EndedChatPositionSchema: z.ZodType<EndedChatPosition> = z.object({
   endedAtUs: z.string().regex(/^\d{1,18}$/),
   id: z.number().int().min(1).max(2_147_483_647),
 });
+
+/** The limit each of a reporter's daily quotas counts on. */
+const REPORT_LIMITS = { new: 'report', addition: 'report:addition', repeat: 'report:repeat' } as const satisfies Record<ReportQuota, LimitName>;
 
 /** Block, unblock, unmatch and report: each takes effect for both people at once. */
 const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -99,7 +103,7 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { id } = currentUser(request);
       // The day's limit is taken by the service, once it knows whether the report is new or an addition to an open one.
-      const takeQuota = (addition: boolean) => app.limits.consume(addition ? 'report:addition' : 'report', userSubject(id));
+      const takeQuota = (kind: ReportQuota) => app.limits.consume(REPORT_LIMITS[kind], userSubject(id));
       const outcome = await report(app.db, app.evidence, app.media, id, request.body, takeQuota);
       if (!outcome) throw new NotFound();
       announceEnded(app.publish, outcome.ended, id);

@@ -297,6 +297,9 @@ export async function unmatch(db: Db, userId: number, conversationId: number): P
   });
 }
 
+/** Which of the reporter's daily quotas a report takes: a new report's, an addition's, or a repeat's. */
+export type ReportQuota = 'new' | 'addition' | 'repeat';
+
 export interface ReportOutcome {
   id: number;
   /** False when it was added to an open report of the same person by the same reporter. */
@@ -318,9 +321,9 @@ export interface ReportOutcome {
  * to it. Null for an unknown user, or one the reporter may not report (`isReportable`). The reported
  * user is never told.
  *
- * `takeQuota` takes one of the reporter's reports of the day, or of their additions of the day for an
- * addition to an open report (`addition`), throwing (`Throttled`) when none is left, before anything
- * is written.
+ * `takeQuota` takes one of the reporter's reports of the day (`new`), of their additions of the day
+ * for an addition to an open report (`addition`), or of their repeats of the day for the same report
+ * sent again (`repeat`), throwing (`Throttled`) when none is left, before anything is written.
  */
 export async function report(
   db: Db,
@@ -328,7 +331,7 @@ export async function report(
   media: MediaStore,
   reporterId: number,
   input: ReportInput,
-  takeQuota: (addition: boolean) => Promise<void>,
+  takeQuota: (kind: ReportQuota) => Promise<void>,
 ): Promise<ReportOutcome | null> {
   const reportedId = input.user_id;
   if (reportedId === reporterId) throw ValidationError.field('user_id', CANNOT_REPORT_SELF);
@@ -347,13 +350,14 @@ export async function report(
         .from(reports)
         .where(and(eq(reports.reporterId, reporterId), eq(reports.reportedId, reportedId), eq(reports.status, 'open')));
       // The same report again (a double tap, a retry after an answer lost) adds nothing and takes none
-      // of the day's additions. It still blocks and ends any chat, as every report does: the reporter
-      // may have unblocked the person since (the report still open), and even matched them again.
+      // of the day's additions, but one of the day's repeats: each is a transaction, and without a bound
+      // a client could send it without end. It still blocks and ends any chat, as every report does: the
+      // reporter may have unblocked the person since (the report still open), and even matched them again.
       const latest = open && (open.additions.at(-1) ?? open);
       const repeated = latest !== undefined && latest.reason === input.reason && latest.details === details;
       // An id it cannot report is counted too: were it not, past the limit a 404 (no one, or someone
       // hidden) beside a 429 (someone reportable) would tell the two apart with no limit at all.
-      if (!repeated) await takeQuota(open !== undefined);
+      await takeQuota(repeated ? 'repeat' : open ? 'addition' : 'new');
       if (!target || !(await isReportable(tx, reporterId, reportedId))) return null;
       const hid = await isVisiblePerson(tx, reporterId, reportedId);
       await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();
