@@ -1,4 +1,4 @@
-import { endCancelledTestPlans, renewTestPlans } from '../features/payments/subscription';
+import { endTestPlans, renewTestPlans } from '../features/payments/subscription';
 import type { Job } from './job';
 
 /**
@@ -6,16 +6,20 @@ import type { Job } from './job';
  * period does, as Stripe ends a real one: this sends the deletion Stripe would send then, and tells the
  * owner's open apps. The others renew when their trial or period ends, as Stripe renews a real one, so
  * that a cancellation later ends them at the end of the period they are in. Real subscriptions are
- * Stripe's to renew and end: the job does not run with any other mode.
+ * Stripe's to renew and end, and the job leaves them alone.
+ *
+ * It runs in every mode: after a switch to Stripe, or off, the test plans given before are still here,
+ * and nothing renews them any more (no test checkout stands in for Stripe): each ends at the end of the
+ * period it is in, cancelled or not, rather than keep its perks for ever.
  */
 export const testPlanEnd: Job = {
   name: 'test-plan-end',
   everyMs: 60 * 1000,
   scope: 'cluster',
-  runsWith: (config) => config.checkoutMode === 'test',
   async run(app) {
-    const renewed = await renewTestPlans(app.db, app.config.stripe.lookupKeys.yearly);
-    const ended = await endCancelledTestPlans(app.db);
+    const renewing = app.config.checkoutMode === 'test';
+    const renewed = renewing ? await renewTestPlans(app.db, app.config.stripe.lookupKeys.yearly) : [];
+    const ended = await endTestPlans(app.db, renewing);
     for (const userId of [...renewed, ...ended]) app.publish([userId], 'account:changed');
     return { renewed: renewed.length, ended: ended.length };
   },

@@ -276,6 +276,10 @@ export const SERVER_MESSAGES = {
   // Payments and the plan.
   subscription_required: { en: 'This is part of the paid plan.', es: 'Esto es parte del plan de pago.' },
   no_subscription: { en: 'There is no subscription to cancel.', es: 'No hay ninguna suscripción que cancelar.' },
+  test_plan_elsewhere: {
+    en: 'This plan came from a test checkout: nothing is billed, and it ends on its own at the end of its period.',
+    es: 'Este plan viene de un pago de prueba: no se cobra nada y termina solo al final de su periodo.',
+  },
   billed_at_stripe: {
     en: 'This subscription is billed by Stripe: cancel it with “Manage subscription”.',
     es: 'Esta suscripción se cobra en Stripe: cancélala con «Gestionar la suscripción».',

@@ -20,6 +20,8 @@ import { client } from '../helpers/http';
 import { boughtAtStripeBefore, cancelThroughTestPortal, endThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { backends, serverPerSuite, startServer, type TestServer } from '../helpers/server';
 import { connect, waitFor, waitUntil } from '../helpers/socket';
+import { runJob } from '../../server/jobs';
+import { testPlanEnd } from '../../server/jobs/test-plan-end';
 
 const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
 const CHECKOUT = '/api/payments/stripe/create-checkout-session/';
@@ -1219,6 +1221,70 @@ describe('the test checkout with a Stripe key still set (plans bought at Stripe 
     const portal = await api.post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {} });
     expect(portal.body.url).toBe(`${server.publicUrl}/app/subscribe/test-portal/`);
     await cancelThroughTestPortal(server, user);
+  });
+});
+
+describe.each(['stripe', 'off'] as const)('test plans after a switch from the test checkout to %s', (mode) => {
+  let fake: FakeStripe;
+  beforeAll(async () => {
+    fake = await startFakeStripe(TEST_STRIPE);
+  });
+  afterAll(() => fake?.close());
+  const server = serverPerSuite(() => ({ config: { checkoutMode: mode, ...(mode === 'stripe' ? { stripe: stripeConfigFor(fake) } : {}) } }));
+
+  /** A plan the test checkout gave before the switch, as it left it: a local customer and subscription, and its dates. */
+  async function testPlan(user: TestUser, dates: { planRenewsAt?: Date; planEndsAt?: Date }) {
+    const suffix = `${mode}_${user.id}`;
+    await server.app.db
+      .update(users)
+      .set({ hasSubscription: true, stripeCustomerId: `cus_local_${suffix}`, stripeSubscriptionId: `sub_local_${suffix}`, planStatus: 'active', planLookupKey: 'basic_monthly', ...dates })
+      .where(eq(users.id, user.id));
+  }
+
+  it('ends each at the end of the period it is in, cancelled or not: nothing renews it now, and no perk outlives it', async () => {
+    const api = client(server.url);
+    const [cancelled, due, later] = await Promise.all([makeUser(server), makeUser(server), makeUser(server)]);
+    const endsAt = new Date(Math.floor(Date.now() / 1000 + 10 * 86_400) * 1000);
+    await testPlan(cancelled, { planEndsAt: new Date(Date.now() - 1000) });
+    await testPlan(due, { planRenewsAt: new Date(Date.now() - 1000) });
+    await testPlan(later, { planRenewsAt: endsAt });
+
+    // The job that ends them runs in this mode too.
+    expect(testPlanEnd.runsWith?.(server.app.config) ?? true).toBe(true);
+    const told = await connect(server.url, cancelled.token);
+    try {
+      const changed = waitFor(told, 'account:changed');
+      expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { renewed: 0, ended: 2 } });
+      await changed;
+    } finally {
+      told.disconnect();
+    }
+    for (const user of [cancelled, due]) {
+      expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
+      expect((await api.get('/api/users/me/likes/', { token: user.token })).body.results).toEqual([]);
+    }
+    // Its period not over: it keeps the plan until then, and says it ends then rather than renews.
+    expect((await api.get('/api/payments/subscription/', { token: later.token })).body).toMatchObject({
+      active: true,
+      renews_at: null,
+      ends_at: endsAt.toISOString(),
+      manageable: false,
+    });
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { ended: 0 } });
+  });
+
+  it('has nothing to manage in either portal: Stripe is not asked about a customer it never had, and the plan stays', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    await testPlan(user, { planRenewsAt: new Date(Date.now() + 86_400_000) });
+    const before = fake.requestsTo('POST', '/v1/billing_portal/sessions').length;
+    const portal = await api.post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {} });
+    expect([portal.status, portal.body]).toEqual([
+      409,
+      { detail: 'This plan came from a test checkout: nothing is billed, and it ends on its own at the end of its period.' },
+    ]);
+    expect(fake.requestsTo('POST', '/v1/billing_portal/sessions')).toHaveLength(before);
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
   });
 });
 

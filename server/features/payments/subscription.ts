@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, isNull, like, lte } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, isNull, like, lte, sql } from 'drizzle-orm';
 import Stripe from 'stripe';
 import type { Language } from '../../../shared/constants';
 import { planPeriod } from '../../../shared/plan-prices';
@@ -19,6 +19,10 @@ export const testPortalUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}t
 
 export const NO_SUBSCRIPTION = serverText('no_subscription');
 export const BILLED_AT_STRIPE = serverText('billed_at_stripe');
+export const TEST_PLAN_ELSEWHERE = serverText('test_plan_elsewhere');
+
+/** A plan the local test checkout gave (CHECKOUT_MODE=test): its subscription exists only here. */
+const isTestPlan = (subscription: string | null | undefined) => subscription?.startsWith('sub_local_') ?? false;
 
 async function billingOf(db: DbOrTx, userId: number) {
   const [row] = await db
@@ -105,7 +109,14 @@ export async function subscriptionState(
   // At Stripe, a customer may see invoices and resubscribe after an end; the local stand-in only cancels.
   // A customer made for a checkout never paid has nothing there: no subscription, no invoice.
   const subscribed = active || Boolean(billing?.subscription) || trialDays === 0;
-  const manageable = stripeFor(payments, billing?.customer) ? Boolean(billing?.customer) && subscribed : payments.mode === 'test' && active;
+  // A test plan outside the test checkout's mode renews no more: it ends at the end of the period it is
+  // in (the job test-plan-end ends it then), and neither portal has it to manage.
+  const lapsing = active && payments.mode !== 'test' && isTestPlan(billing?.subscription);
+  const manageable = lapsing
+    ? false
+    : stripeFor(payments, billing?.customer)
+      ? Boolean(billing?.customer) && subscribed
+      : payments.mode === 'test' && active;
   // A subscription of theirs known here, even one not started by a checkout of ours: the trial is had.
   // The plan's dates while it is active, each while it is ahead (a trial over, a renewal gone by).
   const now = new Date();
@@ -118,8 +129,8 @@ export async function subscriptionState(
     trial_days: billing?.subscription ? 0 : trialDays,
     trial_ends_at: ahead(billing?.trialEndsAt),
     // Past due, the period has moved on unpaid: the plan renews once the payment is made, not on a date.
-    renews_at: paymentFailed ? null : ahead(billing?.renewsAt),
-    ends_at: ahead(billing?.endsAt),
+    renews_at: paymentFailed || lapsing ? null : ahead(billing?.renewsAt),
+    ends_at: ahead(lapsing ? (billing?.endsAt ?? billing?.renewsAt) : billing?.endsAt),
     payment_failed: paymentFailed,
     payment_incomplete: (billing?.status === 'incomplete' || billing?.status === 'incomplete_expired') && newestCheckout === 'complete',
   };
@@ -144,7 +155,10 @@ export async function openPortal(
   const billing = await billingOf(db, userId);
   // A test plan is the test portal's, even on a customer made at Stripe before a switch to the test
   // checkout: Stripe's portal knows nothing of it, and could not cancel it.
-  const testPlan = payments.mode === 'test' && billing?.active && billing.subscription?.startsWith('sub_local_');
+  const testPlan = payments.mode === 'test' && billing?.active && isTestPlan(billing.subscription);
+  // Outside the test checkout's mode, a test plan has no portal: the test one is gone, and Stripe has
+  // no such customer (asked, it would say so, and the plan would end here at once). It ends on its own.
+  if (payments.mode !== 'test' && billing?.active && isTestPlan(billing.subscription)) throw new Conflict(TEST_PLAN_ELSEWHERE);
   const stripe = testPlan ? null : stripeFor(payments, billing?.customer);
   if (payments.mode === 'off' && !stripe) throw new NotFound(serverText('payments_not_configured'), 'payments_not_configured');
   if (!stripe) {
@@ -180,7 +194,7 @@ export async function openPortal(
  * The local test portal's "Cancel subscription", as Stripe's portal cancels: at the end of the period
  * paid for (or of the free trial). Stripe would send `customer.subscription.updated` with
  * `cancel_at_period_end`, and this sends the same event through the webhook's handler: the plan stays,
- * with its end date, until `endCancelledTestPlans` sends the deletion once that date has passed. A
+ * with its end date, until `endTestPlans` sends the deletion once that date has passed. A
  * second click changes nothing (`updateLocalPlan`).
  */
 export async function cancelLocalSubscription(db: Db, userId: number): Promise<void> {
@@ -304,14 +318,17 @@ export async function renewTestPlans(db: Db, yearlyLookupKey: string): Promise<n
 }
 
 /**
- * Ends the local test plans (CHECKOUT_MODE=test) cancelled at a period's end that has passed, with the
- * `customer.subscription.deleted` Stripe would send then. Answers whose plans ended, for their apps.
+ * Ends the local test plans cancelled at a period's end that has passed, with the
+ * `customer.subscription.deleted` Stripe would send then. Outside the test checkout's mode (`renewing`
+ * false: an operator switched to Stripe, or off), nothing renews a test plan any more: each ends at the
+ * end of the period it is in, cancelled or not. Answers whose plans ended, for their apps.
  */
-export async function endCancelledTestPlans(db: Db): Promise<number[]> {
+export async function endTestPlans(db: Db, renewing: boolean): Promise<number[]> {
+  const passed = renewing ? lte(users.planEndsAt, new Date()) : sql`coalesce(${users.planEndsAt}, ${users.planRenewsAt}) <= now()`;
   const due = await db
     .select({ id: users.id, customer: users.stripeCustomerId, subscription: users.stripeSubscriptionId })
     .from(users)
-    .where(and(eq(users.hasSubscription, true), like(users.stripeSubscriptionId, 'sub_local_%'), lte(users.planEndsAt, new Date())));
+    .where(and(eq(users.hasSubscription, true), like(users.stripeSubscriptionId, 'sub_local_%'), passed));
   const ended: number[] = [];
   for (const { id, customer, subscription } of due) {
     if (!customer || !subscription) continue;
