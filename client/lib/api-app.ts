@@ -18,7 +18,7 @@ import type {
   OrganizerEvent,
   PublicEventPage,
 } from '../../shared/schemas/events';
-import type { TestCheckout } from '../../shared/schemas/payments';
+import type { CheckoutOutcome, TestCheckout } from '../../shared/schemas/payments';
 import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, Undoable, UndoResult } from '../../shared/schemas/plan';
 import type { BlockedUser, EndedChat, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
 import { api as core, type ApiError, http, isRecord, NetworkError, type Page, toError } from './api';
@@ -144,6 +144,7 @@ export const api = {
   testCheckout: (id: string) => get<TestCheckout>(`/api/payments/test-checkout/${encodeURIComponent(id)}/`),
   finishTestCheckout: (id: string, outcome: 'complete' | 'cancel') =>
     http.post<{ url: string }>(`/api/payments/test-checkout/${encodeURIComponent(id)}/${outcome}/`),
+  checkoutOutcome: (id: string) => get<CheckoutOutcome>(`/api/payments/checkout/${encodeURIComponent(id)}/`),
   subscription: () => get<SubscriptionState>('/api/payments/subscription/'),
   portal: () => http.post<PortalResponse>('/api/payments/stripe/create-portal-session/'),
   cancelTestSubscription: () => http.post<PortalResponse>('/api/payments/test-portal/cancel/'),

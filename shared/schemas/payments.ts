@@ -24,6 +24,25 @@ export const checkoutInputFor = (lookupKeys: readonly string[]) =>
 export const CheckoutResponse = z.object({ url: z.string() });
 export type CheckoutResponse = z.infer<typeof CheckoutResponse>;
 
+/** A checkout's id, as its success address names it (Stripe's, or the local test checkout's). */
+export const CheckoutParams = z.object({ id: z.string().regex(/^cs_[A-Za-z0-9_-]{1,250}$/) });
+export type CheckoutParams = z.infer<typeof CheckoutParams>;
+
+/**
+ * `GET /api/payments/checkout/{id}/`: what became of one of the user's checkouts, for the page its
+ * success address opens (at once, or again much later: an old tab, a bookmark, the history).
+ */
+export const CheckoutOutcome = z.object({
+  outcome: z
+    .enum(['active', 'confirming', 'incomplete', 'ended', 'not_paid'])
+    .describe(
+      '`active`: the user has the plan now. `confirming`: paid, and its event has not reached the server yet (`account:changed` says when it has). ' +
+        '`incomplete`: its first payment was not made (declined, or awaiting the bank). `ended`: it started a plan that has ended since. ' +
+        '`not_paid`: it was never paid (left open, cancelled or expired): no plan came of it.',
+    ),
+});
+export type CheckoutOutcome = z.infer<typeof CheckoutOutcome>;
+
 /** Stripe signs every webhook delivery; the raw body itself is checked against this signature. */
 export const WebhookHeaders = z.object({ 'stripe-signature': z.string().min(1).max(4096) });
 export type WebhookHeaders = z.infer<typeof WebhookHeaders>;

@@ -213,6 +213,55 @@ describe('<Subscribe>', () => {
     }
   });
 
+  it('settles when opened again after the plan has ended, or for a checkout never paid or not the user’s', async () => {
+    // A bookmark, an old tab, the browser's history: the user has no plan, and no event is on its way.
+    const subscription = { active: false, period: null, manageable: false, trial_days: 0, trial_ends_at: null, renews_at: null, ends_at: null, payment_failed: false, payment_incomplete: false };
+    let outcome: Response = Response.json({ outcome: 'ended' });
+    let subscribed = false;
+    const fetch = vi.fn(async (input: RequestInfo | URL) => {
+      const url = String(input);
+      if (url.includes('/api/payments/checkout/cs_1/')) return outcome.clone();
+      if (url.includes('/api/payments/subscription/')) return Response.json(subscription);
+      return Response.json({ ...useSession.getState().user!, has_subscription: subscribed });
+    });
+    vi.stubGlobal('fetch', fetch);
+    try {
+      renderAt('/app/subscribe/?success=true&session_id=cs_1');
+      expect((await screen.findByRole('heading', { name: en['subscribe.ended.title'] })).textContent).toBe(en['subscribe.ended.title']);
+      expect(screen.getByText(en['subscribe.ended.text'])).toBeTruthy();
+      expect(screen.queryByText(en['subscribe.confirming.text'])).toBeNull();
+      expect(screen.getByRole('link', { name: en['subscribe.ended.link'] }).getAttribute('href')).toBe('/app/subscribe/');
+      cleanup();
+
+      outcome = Response.json({ outcome: 'not_paid' });
+      renderAt('/app/subscribe/?success=true&session_id=cs_1');
+      expect(await screen.findByText(en['subscribe.notPaid'])).toBeTruthy();
+      expect(screen.getByRole('heading').textContent).toBe(en['subscribe.error.title']);
+      expect(screen.getByRole('link', { name: en['subscribe.retry'] }).getAttribute('href')).toBe('/subscribe/');
+      cleanup();
+
+      // Another account's checkout, or none at all.
+      outcome = Response.json({ detail: 'Not found.' }, { status: 404 });
+      renderAt('/app/subscribe/?success=true&session_id=cs_1');
+      expect(await screen.findByText(en['subscribe.unknownCheckout'])).toBeTruthy();
+      expect(screen.getByRole('heading').textContent).toBe(en['subscribe.error.title']);
+      cleanup();
+
+      // The plan became active after the user was read: read again, and the page says so.
+      outcome = Response.json({ outcome: 'active' });
+      subscribed = true;
+      act(() => useSession.setState({ user: { ...useSession.getState().user!, has_subscription: false } }));
+      renderAt('/app/subscribe/?success=true&session_id=cs_1');
+      expect((await screen.findByRole('heading', { name: en['subscribe.success.title'] })).textContent).toBe(en['subscribe.success.title']);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    for (const key of ['subscribe.ended.title', 'subscribe.ended.text', 'subscribe.ended.link', 'subscribe.notPaid', 'subscribe.unknownCheckout'] as const) {
+      expect(es[key], key).toBeTruthy();
+      expect(es[key], key).not.toBe(en[key]);
+    }
+  });
+
   it('shows the success screen for ?success&session_id and the error screen when canceled', () => {
     useSession.setState({ user: { ...useSession.getState().user!, has_subscription: true } });
     renderAt('/app/subscribe/?success=true&session_id=cs_1');

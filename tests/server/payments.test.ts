@@ -390,6 +390,36 @@ describe.each(backends)('Stripe checkout and webhook against a local fake of Str
     expect((await client(server.url).get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
   });
 
+  it('tells the success page what became of its checkout: paid and on its way, active, ended since, never paid, or not the user’s', async () => {
+    const api = client(server.url);
+    const { user, customer, sessionId } = await checkedOutUser();
+    const outcome = async (id = sessionId, token = user.token) => {
+      const response = await api.get(`/api/payments/checkout/${id}/`, { token });
+      return response.status === 200 ? response.body.outcome : [response.status, response.body];
+    };
+    // Back on the success page by hand, before paying: Stripe says the checkout is still open.
+    expect(await outcome()).toBe('not_paid');
+    // Paid on Stripe's page; its events not here yet.
+    const paid = fake.payCheckout(sessionId)!;
+    expect(await outcome()).toBe('confirming');
+    for (const event of paid.events) expect((await deliver(event)).status).toBe(200);
+    expect(await outcome()).toBe('active');
+    // The plan ends; the success page opened again (a bookmark, the browser's history) says so.
+    fake.subscriptions.set(paid.subscription, { customer, status: 'canceled' });
+    await deliver(stripeEvent('customer.subscription.deleted', { id: paid.subscription, object: 'subscription', customer, status: 'canceled' }));
+    expect(await outcome()).toBe('ended');
+
+    // Expired at Stripe, never paid.
+    const other = await checkedOutUser();
+    fake.sessions.get(other.sessionId)!.status = 'expired';
+    expect(await outcome(other.sessionId, other.user.token)).toBe('not_paid');
+    // Another account's checkout is as unknown as one that never existed, and so is an id of no checkout's shape.
+    expect(await outcome(sessionId, other.user.token)).toEqual([404, { detail: 'Not found.' }]);
+    expect(await outcome('cs_test_never_made', user.token)).toEqual([404, { detail: 'Not found.' }]);
+    expect(await outcome('not-a-session', user.token)).toEqual([404, { detail: 'Not found.' }]);
+    expect((await api.get(`/api/payments/checkout/${sessionId}/`)).status).toBe(401);
+  });
+
   it('completion sets has_subscription, deletion clears it, and the same event twice changes nothing', async () => {
     const api = client(server.url);
     const { user, customer, sessionId } = await checkedOutUser();
@@ -950,6 +980,21 @@ describe.each(backends)('the local test checkout (no Stripe key, lookup keys set
     const again = await api.post(CHECKOUT, { token: user.token, json: { lookup_key: lookupKeys.monthly } });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ detail: 'You already have a subscription.', code: 'already_subscribed' });
+  });
+
+  it('tells the success page what became of its checkout: active, ended since, or never completed', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    const outcome = async (id: string) => (await api.get(`/api/payments/checkout/${id}/`, { token: user.token })).body.outcome;
+    const left = await startCheckout(user);
+    expect(await outcome(left)).toBe('not_paid');
+    expect((await api.post(testCheckout(left, 'cancel/'), { token: user.token })).status).toBe(200);
+    expect(await outcome(left)).toBe('not_paid');
+    const paid = await startCheckout(user);
+    expect((await api.post(testCheckout(paid, 'complete/'), { token: user.token })).status).toBe(200);
+    expect(await outcome(paid)).toBe('active');
+    await endThroughTestPortal(server, user);
+    expect(await outcome(paid)).toBe('ended');
   });
 
   it('completes one of two checkouts left open in two tabs; the other is refused, the plan and its trial kept', async () => {

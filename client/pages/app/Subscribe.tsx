@@ -2,10 +2,12 @@ import { type ReactNode, useCallback, useEffect, useRef, useState } from 'react'
 import { Link, useSearch } from 'wouter';
 import { FREE_TRIAL_DAYS } from '../../../shared/constants';
 import type { MessageKey } from '../../../shared/i18n/en';
+import type { CheckoutOutcome } from '../../../shared/schemas/payments';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
 import { PlanCards } from '../../components/PlanCards';
 import { ConfirmSheet } from '../../components/Sheet';
 import { Offline, TryAgain, Waiting } from '../../components/Waiting';
+import { NotFound } from '../../lib/api';
 import { api } from '../../lib/api-app';
 import { type LoadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { formatDate } from '../../lib/format';
@@ -210,7 +212,7 @@ function CheckoutResult({ title, children, link }: { title: string; children?: R
   );
 }
 
-function PaymentError({ text }: { text: 'subscribe.canceled' | 'subscribe.error.text' | 'subscribe.incomplete' }) {
+function PaymentError({ text }: { text: 'subscribe.canceled' | 'subscribe.error.text' | 'subscribe.incomplete' | 'subscribe.notPaid' | 'subscribe.unknownCheckout' }) {
   const t = useT();
   return (
     <CheckoutResult title={t('subscribe.error.title')} link={{ href: '/subscribe/', label: t('subscribe.retry') }}>
@@ -220,14 +222,42 @@ function PaymentError({ text }: { text: 'subscribe.canceled' | 'subscribe.error.
 }
 
 /**
- * Back from a checkout before the server has the plan: Stripe's event for it is on its way (the user is
- * read again when it comes), unless the first payment was left incomplete (declined, or awaiting the
- * bank's confirmation, 3-D Secure): no plan will come of it, and the page says so rather than wait.
+ * Back from a checkout, and the user has no plan. Whenever the page is opened (at once, or again much
+ * later: an old tab, a bookmark, the history), the server says what became of this checkout: paid, its
+ * event on its way (the user is read again when it comes); its first payment left incomplete (declined,
+ * or awaiting the bank's confirmation, 3-D Secure); a plan that has ended since; never paid; or not the
+ * user's at all. Only the first waits. Until the server has answered (or while it cannot be asked), it
+ * is said to be confirming, as it most often is.
  */
-function Confirming() {
+function Confirming({ sessionId }: { sessionId: string }) {
   const t = useT();
   const { subscription } = useSubscription();
-  if (subscription?.payment_incomplete) return <PaymentError text="subscribe.incomplete" />;
+  const loadUser = useSession((state) => state.loadUser);
+  const [outcome, setOutcome] = useState<CheckoutOutcome['outcome'] | 'unknown' | null>(null);
+  const [failed, setFailed] = useState(false);
+  const load = useCallback(() => {
+    api.checkoutOutcome(sessionId).then(
+      (answer) => {
+        setFailed(false);
+        setOutcome(answer.outcome);
+        // Active since the user was read: read it again, and the page says so.
+        if (answer.outcome === 'active') void loadUser();
+      },
+      (error: unknown) => (error instanceof NotFound ? setOutcome('unknown') : setFailed(true)),
+    );
+  }, [sessionId, loadUser]);
+  useEffect(load, [load]);
+  useRetryWhenBackOnline(failed, load);
+  if (subscription?.payment_incomplete || outcome === 'incomplete') return <PaymentError text="subscribe.incomplete" />;
+  if (outcome === 'not_paid') return <PaymentError text="subscribe.notPaid" />;
+  if (outcome === 'unknown') return <PaymentError text="subscribe.unknownCheckout" />;
+  if (outcome === 'ended') {
+    return (
+      <CheckoutResult title={t('subscribe.ended.title')} link={{ href: '/app/subscribe/', label: t('subscribe.ended.link') }}>
+        <p>{t('subscribe.ended.text')}</p>
+      </CheckoutResult>
+    );
+  }
   return (
     <CheckoutResult title={t('subscribe.confirming.title')} link={{ href: '/app/home/', label: t('subscribe.success.link') }}>
       <p className="muted" role="status">
@@ -263,7 +293,7 @@ export function Subscribe() {
     // Stripe sends the buyer back before its webhook may have reached the server: the plan is said to
     // be active once the server says so (its `account:changed` reads the user again), not before.
     if (!user || (!user.has_subscription && fromDevice)) return <Waiting offline="subscribe.offline" />;
-    if (!user.has_subscription) return <Confirming />;
+    if (!user.has_subscription) return <Confirming sessionId={new URLSearchParams(search).get('session_id')!} />;
     return <CheckoutResult title={t('subscribe.success.title')} link={{ href: '/app/home/', label: t('subscribe.success.link') }} />;
   }
   // The checkout's error screen; a checkout left on purpose says so, not that a payment failed.

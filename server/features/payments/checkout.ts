@@ -258,7 +258,7 @@ async function expireCheckouts(db: Db, stripe: Stripe, ids: string[]): Promise<v
 }
 
 /** A checkout session's status at Stripe (open, complete, expired), or null for one Stripe does not have. */
-async function checkoutStatus(stripe: Stripe, id: string): Promise<string | null> {
+export async function checkoutStatus(stripe: Stripe, id: string): Promise<string | null> {
   try {
     return (await callStripe(() => stripe.checkout.sessions.retrieve(id))).status;
   } catch (error) {

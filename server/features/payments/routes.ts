@@ -6,6 +6,8 @@ import { serverText } from '../../../shared/i18n/server-messages';
 import { NoBody } from '../../../shared/schemas/common';
 import { ErrorDetail } from '../../../shared/schemas/errors';
 import {
+  CheckoutOutcome,
+  CheckoutParams,
   CheckoutResponse,
   checkoutInputFor,
   StripeEvent,
@@ -23,7 +25,7 @@ import { cancelLocalCheckout, completeLocalCheckout, findLocalCheckout } from '.
 import { type EventOrigin, type EventResult, handleStripeEvent, stripeSubscriptionSource } from './webhook';
 import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
 import { documentedBody, noBody, withoutToken } from '../../plugins/api-docs';
-import { cancelLocalSubscription, openPortal, stopRenewalIfBanned, subscriptionState } from './subscription';
+import { cancelLocalSubscription, checkoutOutcome, openPortal, stopRenewalIfBanned, subscriptionState } from './subscription';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
 export const WEBHOOK_NOT_CONFIGURED = 'Stripe webhooks are not configured on this server.';
@@ -109,6 +111,18 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     schema: { response: { 200: SubscriptionState } },
     onRequest: app.authenticate,
     handler: async (request) => subscriptionState(app.db, payments, currentUser(request).id),
+  });
+
+  // The checkout's success page: what became of its checkout, whenever it is opened. One still open may
+  // be asked of Stripe: bounded as the checkout is.
+  app.get('/api/payments/checkout/:id/', {
+    schema: { params: CheckoutParams, response: { 200: CheckoutOutcome, 404: ErrorDetail } },
+    onRequest: [app.authenticate, app.limits.hook('checkout')],
+    handler: async (request) => {
+      const outcome = await checkoutOutcome(app.db, payments, currentUser(request).id, request.params.id);
+      if (!outcome) throw new NotFound();
+      return { outcome };
+    },
   });
 
   // "Manage subscription": Stripe's customer portal (each call creates a session at Stripe), or the local one.

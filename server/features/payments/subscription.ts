@@ -3,13 +3,14 @@ import Stripe from 'stripe';
 import type { Language } from '../../../shared/constants';
 import { planPeriod } from '../../../shared/plan-prices';
 import type { SubscriptionState } from '../../../shared/schemas/plan';
+import type { CheckoutOutcome } from '../../../shared/schemas/payments';
 import type { Db, DbOrTx } from '../../db/client';
 import { checkoutSessions, users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
 import { monthsLater } from './billing';
-import { type Payments, stripeFor, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
+import { checkoutStatus, type Payments, stripeFor, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
 import type { BillingLog } from './end-billing';
 import { callStripe, isMissingCustomer, keepCustomerLanguage, PaymentsUnavailable } from './stripe-client';
 import { handleStripeEvent, LOCAL_EVENTS } from './webhook';
@@ -134,6 +135,33 @@ export async function subscriptionState(
     payment_failed: paymentFailed,
     payment_incomplete: (billing?.status === 'incomplete' || billing?.status === 'incomplete_expired') && newestCheckout === 'complete',
   };
+}
+
+/**
+ * What became of one of the user's checkouts, for the page its success address opens, whenever it is
+ * opened: null for one that is not theirs (or never was). A plan they have now is `active`; else a
+ * checkout completed here either left its first payment unmade (the newest one, as `subscriptionState`
+ * says it) or started a plan that has ended since; one still open here may have been paid at Stripe,
+ * its event on its way (Stripe is asked), or not; one cancelled or expired was never paid.
+ */
+export async function checkoutOutcome(db: Db, payments: Payments, userId: number, id: string): Promise<CheckoutOutcome['outcome'] | null> {
+  const [checkout] = await db
+    .select({ status: checkoutSessions.status, provider: checkoutSessions.provider })
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.userId, userId)));
+  if (!checkout) return null;
+  const billing = await billingOf(db, userId);
+  if (billing?.active) return 'active';
+  if (checkout.status === 'complete') {
+    const incomplete = billing?.status === 'incomplete' || billing?.status === 'incomplete_expired';
+    return incomplete && (await newestCheckoutStatus(db, userId)) === 'complete' ? 'incomplete' : 'ended';
+  }
+  if (checkout.status === 'canceled' || checkout.provider === 'local') return 'not_paid';
+  // Stripe sends the buyer back before its event: whether it was paid is Stripe's to say. Without a key
+  // (switched to the test checkout, or off, since) it cannot be asked: its event may still come.
+  const stripe = payments.stripeBilling;
+  if (!stripe) return 'confirming';
+  return (await checkoutStatus(stripe, id)) === 'complete' ? 'confirming' : 'not_paid';
 }
 
 /**
