@@ -227,7 +227,8 @@ describe.each(backends)('exporting one’s data on %s', (backend) => {
       active: true,
       provider: 'local_test_checkout',
       subscription_id: expect.stringMatching(/^sub_local_/),
-      status: 'active',
+      // In its free trial (a first checkout's), as Stripe says of one.
+      status: 'trialing',
       period: 'yearly',
       trial_ends_at: shown.trial_ends_at,
       renews_at: shown.renews_at,

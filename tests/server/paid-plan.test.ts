@@ -509,6 +509,9 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     const me = await makeCompletedUser(server);
     await subscribeThroughTestCheckout(server, me, 'monthly');
     const trialEnd = new Date((await api().subscription(me)).body.trial_ends_at);
+    // In its trial, as Stripe says of a subscription in its trial (the account's export shows the status stored).
+    const status = async () => (await server.app.db.select({ status: users.planStatus }).from(users).where(eq(users.id, me.id)))[0]?.status;
+    expect(await status()).toBe('trialing');
     // Time passes to two days after the trial's end: the first month paid runs to a month after it.
     const passed = trialEnd.getTime() - Date.now() + 2 * 86_400_000;
     const movedBack = (date: Date) => new Date(date.getTime() - passed);
@@ -527,6 +530,7 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
       events.disconnect();
     }
     expect((await api().subscription(me)).body).toMatchObject({ active: true, trial_ends_at: null, renews_at: paidUntil.toISOString(), ends_at: null });
+    expect(await status()).toBe('active');
     // Once renewed, not again until that date.
     expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { renewed: 0, ended: 0 } });
 

@@ -337,7 +337,8 @@ export async function renewTestPlans(db: Db, yearlyLookupKey: string): Promise<n
     const next = nextRenewal(renewsAt, lookupKey === yearlyLookupKey ? 12 : 1, now);
     const updated = await db
       .update(users)
-      .set({ planRenewsAt: next, planTrialEndsAt: null })
+      // Past its trial, if it had one: `active`, as Stripe says once the first period is paid.
+      .set({ planRenewsAt: next, planTrialEndsAt: null, planStatus: 'active' })
       .where(and(eq(users.id, id), eq(users.hasSubscription, true), isNull(users.planEndsAt), eq(users.planRenewsAt, renewsAt)))
       .returning({ id: users.id });
     if (updated.length > 0) renewed.push(id);

@@ -401,7 +401,8 @@ async function grantCheckout(
       stripeSubscriptionId: subscription,
       // The plan bought is the checkout's, until the subscription's own events name another.
       planLookupKey: checkout.lookupKey,
-      planStatus: status,
+      // The local test plan's, as Stripe says of one in its free trial: `trialing` until it renews.
+      planStatus: current ? status : dates.planTrialEndsAt ? 'trialing' : status,
       ...dates,
       // The customer was linked when the checkout started; keep that link if it exists.
       ...(session.customer ? { stripeCustomerId: sql`coalesce(${users.stripeCustomerId}, ${session.customer})` } : {}),
