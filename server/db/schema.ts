@@ -45,6 +45,9 @@ export const users = pgTable(
     planTrialEndsAt: timestamp('plan_trial_ends_at', { withTimezone: true, mode: 'date' }),
     planRenewsAt: timestamp('plan_renews_at', { withTimezone: true, mode: 'date' }),
     planEndsAt: timestamp('plan_ends_at', { withTimezone: true, mode: 'date' }),
+    // A local test plan's first renewal: each renewal falls on its day of the month (or the month's last),
+    // as Stripe keeps a subscription's billing anchor (31 January, 28 February, 31 March).
+    planAnchorAt: timestamp('plan_anchor_at', { withTimezone: true, mode: 'date' }),
     // Stripe's status of the subscription the plan is on, or ended on (`past_due`, `unpaid`: a payment
     // failed); null with no subscription.
     planStatus: text('plan_status'),

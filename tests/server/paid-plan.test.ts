@@ -515,7 +515,10 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     // Time passes to two days after the trial's end: the first month paid runs to a month after it.
     const passed = trialEnd.getTime() - Date.now() + 2 * 86_400_000;
     const movedBack = (date: Date) => new Date(date.getTime() - passed);
-    await server.app.db.update(users).set({ planTrialEndsAt: movedBack(trialEnd), planRenewsAt: movedBack(trialEnd) }).where(eq(users.id, me.id));
+    await server.app.db
+      .update(users)
+      .set({ planTrialEndsAt: movedBack(trialEnd), planRenewsAt: movedBack(trialEnd), planAnchorAt: movedBack(trialEnd) })
+      .where(eq(users.id, me.id));
     // The same day a month on, or that month's last where it has none (31 January's is 28 February).
     const paidUntil = new Date(movedBack(trialEnd));
     paidUntil.setUTCDate(Math.min(paidUntil.getUTCDate(), new Date(Date.UTC(paidUntil.getUTCFullYear(), paidUntil.getUTCMonth() + 2, 0)).getUTCDate()));
@@ -539,6 +542,21 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect((await api().subscription(me)).body).toMatchObject({ active: true, renews_at: null, ends_at: endsAt });
     expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { renewed: 0, ended: 0 } });
     expect((await client(server.url).get('/api/users/me/', { token: me.token })).body.has_subscription).toBe(true);
+  });
+
+  it('renews a test plan on the day of the month it started on, as Stripe keeps its anchor: 31 January, 28 February, 31 March', async () => {
+    const me = await makeCompletedUser(server);
+    await subscribeThroughTestCheckout(server, me, 'monthly');
+    // Its first renewal was on 31 January last year; the job took it to 28 February, which has passed too.
+    const year = new Date().getUTCFullYear() - 1;
+    const at = (month: number, day: number) => new Date(Date.UTC(year, month, day, 12));
+    await server.app.db.update(users).set({ planAnchorAt: at(0, 31), planTrialEndsAt: null, planRenewsAt: at(1, 28) }).where(eq(users.id, me.id));
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { renewed: 1 } });
+    // The first month's 31st (or its last day) after now, counted from January's.
+    let month = 1;
+    const onAnchor = (m: number) => new Date(Date.UTC(year, m, Math.min(31, new Date(Date.UTC(year, m + 1, 0)).getUTCDate()), 12));
+    while (onAnchor(month) <= new Date()) month += 1;
+    expect((await api().subscription(me)).body.renews_at).toBe(onAnchor(month).toISOString());
   });
 
   it('promises the trial until a checkout has completed: not for one left open or cancelled, not after a cancelled plan', async () => {

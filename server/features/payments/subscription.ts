@@ -311,11 +311,15 @@ export async function resumeRenewalOfUnbanned(db: Db, stripe: Stripe | null, use
   }
 }
 
-/** The first renewal of a plan after `now`: `renewsAt`, a period (`months`) on, and so on, as Stripe bills. */
-function nextRenewal(renewsAt: Date, months: number, now: Date): Date {
+/**
+ * The first renewal of a plan after `now`: a period (`months`) on from `anchor`, two, and so on, as
+ * Stripe bills: always on the anchor's day of the month, or the month's last when it has none (31
+ * January, 28 February, 31 March), never the day a short month left it on.
+ */
+function nextRenewal(anchor: Date, months: number, now: Date): Date {
   let periods = 1;
-  while (monthsLater(renewsAt, periods * months) <= now) periods += 1;
-  return monthsLater(renewsAt, periods * months);
+  while (monthsLater(anchor, periods * months) <= now) periods += 1;
+  return monthsLater(anchor, periods * months);
 }
 
 /**
@@ -328,13 +332,14 @@ function nextRenewal(renewsAt: Date, months: number, now: Date): Date {
 export async function renewTestPlans(db: Db, yearlyLookupKey: string): Promise<number[]> {
   const now = new Date();
   const due = await db
-    .select({ id: users.id, lookupKey: users.planLookupKey, renewsAt: users.planRenewsAt })
+    .select({ id: users.id, lookupKey: users.planLookupKey, renewsAt: users.planRenewsAt, anchor: users.planAnchorAt })
     .from(users)
     .where(and(eq(users.hasSubscription, true), like(users.stripeSubscriptionId, 'sub_local_%'), isNull(users.planEndsAt), lte(users.planRenewsAt, now)));
   const renewed: number[] = [];
-  for (const { id, lookupKey, renewsAt } of due) {
+  for (const { id, lookupKey, renewsAt, anchor } of due) {
     if (!renewsAt) continue;
-    const next = nextRenewal(renewsAt, lookupKey === yearlyLookupKey ? 12 : 1, now);
+    // A plan bought before its anchor was kept renews from its last renewal.
+    const next = nextRenewal(anchor ?? renewsAt, lookupKey === yearlyLookupKey ? 12 : 1, now);
     const updated = await db
       .update(users)
       // Past its trial, if it had one: `active`, as Stripe says once the first period is paid.

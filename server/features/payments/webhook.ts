@@ -404,6 +404,8 @@ async function grantCheckout(
       // The local test plan's, as Stripe says of one in its free trial: `trialing` until it renews.
       planStatus: current ? status : dates.planTrialEndsAt ? 'trialing' : status,
       ...dates,
+      // The local test plan renews on its first renewal's day of the month, as Stripe's keep their anchor.
+      ...(current ? {} : { planAnchorAt: dates.planRenewsAt }),
       // The customer was linked when the checkout started; keep that link if it exists.
       ...(session.customer ? { stripeCustomerId: sql`coalesce(${users.stripeCustomerId}, ${session.customer})` } : {}),
     })
