@@ -1331,6 +1331,20 @@ describe.each(['stripe', 'off'] as const)('test plans after a switch from the te
     expect(fake.requestsTo('POST', '/v1/billing_portal/sessions')).toHaveLength(before);
     expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(true);
   });
+
+  it('offers no portal once such a plan has ended: Stripe has nothing of its customer, not even an invoice', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    await testPlan(user, { planEndsAt: new Date(Date.now() - 1000) });
+    // It was bought through a checkout, which counts the trial as had.
+    await server.app.db.insert(checkoutSessions).values({ id: `cs_local_ended_${mode}_${user.id}`, userId: user.id, lookupKey: 'basic_monthly', provider: 'local', status: 'complete' });
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { ended: 1 } });
+    expect((await api.get('/api/payments/subscription/', { token: user.token })).body).toMatchObject({ active: false, manageable: false, trial_days: 0 });
+    const before = fake.requestsTo('POST', '/v1/billing_portal/sessions').length;
+    const portal = await api.post('/api/payments/stripe/create-portal-session/', { token: user.token, json: {} });
+    expect(portal.status).toBe(mode === 'stripe' ? 403 : 404);
+    expect(fake.requestsTo('POST', '/v1/billing_portal/sessions')).toHaveLength(before);
+  });
 });
 
 describe('CHECKOUT_MODE', () => {

@@ -91,9 +91,13 @@ function chargesAsShown(price: Stripe.Price, period: BillingPeriod): boolean {
 
 /**
  * Where a customer's billing is managed: Stripe when it sells, or, when it no longer does (the test
- * checkout, or off), still for a customer made there before the switch; null for the local test's own.
+ * checkout, or off), still for a customer made there before the switch; null for the local test's own,
+ * whatever the mode.
  */
 export function stripeFor(payments: Payments, customer: string | null | undefined): Stripe | null {
+  // The local test checkout's own customer (kept after a switch to Stripe) is none of Stripe's: asked
+  // about it, Stripe would answer that it has no such customer. It has no invoices there to see.
+  if (customer && !isStripeCustomer(customer)) return null;
   if (payments.stripe) return payments.stripe;
   return customer && isStripeCustomer(customer) ? payments.stripeBilling : null;
 }
