@@ -14,6 +14,16 @@ export function appendPhotos(current: readonly string[], added: readonly string[
   return [...current, ...added].slice(0, max);
 }
 
+/**
+ * The photos changed here (`mine`) and on another device (`theirs`) since both were `base`: the order
+ * made here, without what the other device removed (deleted on the server with its save), with what it
+ * added after them (a save leaves out, deletes).
+ */
+export function mergePhotos(base: readonly string[], mine: readonly string[], theirs: readonly string[]): string[] {
+  const kept = mine.filter((url) => theirs.includes(url) || !base.includes(url));
+  return appendPhotos(kept, theirs.filter((url) => !base.includes(url) && !mine.includes(url)));
+}
+
 export function removePhoto(current: readonly string[], index: number): string[] {
   return current.filter((_, i) => i !== index);
 }

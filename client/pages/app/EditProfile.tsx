@@ -22,6 +22,7 @@ import { getPendingJoin } from '../../lib/pending-join';
 import { useT, useTi } from '../../lib/i18n';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { IMAGE_FIELDS_LIST, photosOf } from '../../lib/profile-fields';
+import { mergePhotos } from '../../lib/photos';
 import { refreshWhenVisible } from '../../lib/when-visible';
 import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
@@ -73,12 +74,16 @@ export function toInput(form: Form): ProfileInput {
 /**
  * The form over a profile saved since it was filled from `from` (on another device, `elsewhere`; or by
  * this form): what was changed here stays, every other field takes that save. Saving then keeps both
- * devices' changes, and this one's where both changed a field (the form says so, and offers to undo).
+ * devices' changes, and this one's where both changed a field (the form says so, and offers to undo);
+ * of the photos, both devices' additions and removals.
  */
 function rebase(form: Form, from: OwnProfile, profile: OwnProfile, elsewhere: boolean): Form {
   const before = toForm(from);
   const kept = Object.entries(form).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(before[key as keyof Form]));
-  return { ...toForm(profile), ...Object.fromEntries(kept), elsewhere };
+  const merged: Form = { ...toForm(profile), ...Object.fromEntries(kept), elsewhere };
+  // Photos changed here too: both devices' additions and removals are kept (a photo left out is deleted).
+  if (kept.some(([key]) => key === 'photos')) merged.photos = mergePhotos(before.photos, form.photos, toForm(profile).photos);
+  return merged;
 }
 
 /** `leavingTo` for the back gesture or button: the guard's entry is gone, one more step back leaves. */
