@@ -21,7 +21,7 @@ import type {
 import type { CheckoutOutcome, TestCheckout } from '../../shared/schemas/payments';
 import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, Undoable, UndoResult } from '../../shared/schemas/plan';
 import type { BlockedUser, EndedChat, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
-import { api as core, type ApiError, http, isRecord, NetworkError, type Page, toError } from './api';
+import { ANSWER_TIMEOUT_MS, api as core, type ApiError, http, isRecord, NetworkError, type Page, toError } from './api';
 import { getToken } from './storage';
 
 /** The most a call waits, in all, for an instance that said it will be back (`again`). */
@@ -59,16 +59,28 @@ const post = <T>(path: string, body?: unknown) => again(() => http.post<T>(path,
 const put = <T>(path: string, body: unknown) => again(() => http.put<T>(path, body));
 const del = <T>(path: string) => again(() => http.del<T>(path));
 
-/** Upload progress needs XMLHttpRequest: fetch cannot report bytes sent. */
+/**
+ * Upload progress needs XMLHttpRequest: fetch cannot report bytes sent. Given up as unanswered
+ * (`NetworkError`) once nothing has moved for ANSWER_TIMEOUT_MS since bytes went out: no more sent
+ * and no answer (a party's half-dead Wi-Fi), which left the photo "uploading" and the profile
+ * unsavable for good.
+ */
 function uploadFile(file: File, onProgress?: (fraction: number) => void): Promise<{ url: string }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const wait = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => xhr.abort(), ANSWER_TIMEOUT_MS);
+    };
     xhr.open('POST', '/api/uploads/');
     for (const [name, value] of Object.entries(http.headers(false))) xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (event) => {
+      wait();
       if (event.lengthComputable) onProgress?.(event.loaded / event.total);
     };
-    xhr.onerror = () => reject(new NetworkError(0, 'Network error'));
+    xhr.onerror = xhr.onabort = () => reject(new NetworkError(0, 'Network error'));
+    xhr.onloadend = () => clearTimeout(timer);
     xhr.onload = () => {
       let body: unknown = null;
       try {
@@ -84,6 +96,8 @@ function uploadFile(file: File, onProgress?: (fraction: number) => void): Promis
     };
     const form = new FormData();
     form.append('file', file);
+    // Timed from its first bytes out: one the browser holds back for a free connection (six photos
+    // picked at once, on HTTP/1.1) has not stalled.
     xhr.send(form);
   });
 }

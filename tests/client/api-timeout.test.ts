@@ -135,3 +135,59 @@ describe('a request that reaches an instance restarting', () => {
     expect(standIn.seen).toHaveLength(1);
   });
 });
+
+/** A network that takes an upload's bytes as the test says, and never answers. */
+function stalledUploads() {
+  const sent: FakeUpload[] = [];
+  class FakeUpload {
+    upload: { onprogress: ((event: ProgressEvent) => void) | null } = { onprogress: null };
+    onerror: (() => void) | null = null;
+    onabort: (() => void) | null = null;
+    onload: (() => void) | null = null;
+    onloadend: (() => void) | null = null;
+    aborted = false;
+    open() {}
+    setRequestHeader() {}
+    send() {
+      sent.push(this);
+    }
+    abort() {
+      this.aborted = true;
+      this.onabort?.();
+      this.onloadend?.();
+    }
+    /** `loaded` of the file's bytes have gone out. */
+    progress(loaded: number) {
+      this.upload.onprogress?.({ lengthComputable: true, loaded, total: 100 } as ProgressEvent);
+    }
+  }
+  vi.stubGlobal('XMLHttpRequest', FakeUpload);
+  return sent;
+}
+
+describe('an upload with no answer', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it(`is given up as unanswered once nothing has moved for ${ANSWER_TIMEOUT_MS / 1000} s since bytes went out, not while they still go out`, async () => {
+    vi.useFakeTimers();
+    const sent = stalledUploads();
+    const outcome = appApi.upload(new File(['x'], 'me.jpg', { type: 'image/jpeg' })).catch((error: unknown) => error);
+    // Held back by the browser until a connection is free (other photos going up): not stalled yet.
+    await vi.advanceTimersByTimeAsync(4 * ANSWER_TIMEOUT_MS);
+    expect(sent[0]!.aborted).toBe(false);
+    // A slow network: the photo goes out a little at a time, for longer than the wait.
+    for (let loaded = 10; loaded <= 100; loaded += 10) {
+      await vi.advanceTimersByTimeAsync(ANSWER_TIMEOUT_MS - 1);
+      sent[0]!.progress(loaded);
+    }
+    expect(sent[0]!.aborted).toBe(false);
+    // All of it sent, and then no answer (the Wi-Fi died): the slot does not say "Uploading" for ever.
+    await vi.advanceTimersByTimeAsync(ANSWER_TIMEOUT_MS);
+    expect(sent[0]!.aborted).toBe(true);
+    expect(await outcome).toBeInstanceOf(NetworkError);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
