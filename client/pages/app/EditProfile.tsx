@@ -114,7 +114,8 @@ export function EditProfile() {
   /** A save was just refused for its fields: once they show their errors, the first is brought into view. */
   const revealErrors = useRef(false);
   const [, navigate] = useLocation();
-  const dirty = form !== null && profile != null && changed(form, profile);
+  // A photo on its way up is a change too: leaving now would lose it as surely as one already in.
+  const dirty = uploading || (form !== null && profile != null && changed(form, profile));
 
   /** The load failed (no answer, or the server's error): the page says which, and loads again when the socket next connects. */
   const [loadFailed, setLoadFailed] = useState<LoadFailure | null>(null);
