@@ -9,7 +9,7 @@ interface ProfileState {
   profile: OwnProfile | null;
   load: () => Promise<void>;
   /**
-   * Saves, then reloads the profile and the current user (is_profile_completed may have changed). The
+   * Saves, keeps the profile the save answered, and reloads the current user (is_profile_completed may have changed). The
    * save names the version it was made from: one changed on another device since is refused (409).
    */
   save: (input: ProfileInput) => Promise<void>;
@@ -27,9 +27,11 @@ export const useProfile = create<ProfileState>()((set, get) => ({
   async save(input) {
     const wasCompleted = useSession.getState().user?.is_profile_completed;
     const sameSession = sessionCheck();
-    await api.saveProfile({ ...input, version: get().profile?.version });
+    const saved = await api.saveProfile({ ...input, version: get().profile?.version });
     if (!sameSession()) return;
-    await Promise.all([get().load(), useSession.getState().loadUser()]);
+    // The answer is the profile as stored: read again, a network gone just then failed a stored save.
+    set({ profile: saved });
+    await useSession.getState().loadUser();
     if (!sameSession()) return;
     // Who fits may have changed with it (an age, the genders to match): the deck starts over on the next visit.
     useDeck.setState({ queue: null, current: null });
