@@ -14,6 +14,7 @@ import { Register } from '../../client/pages/Register';
 import { useProfile } from '../../client/stores/profile';
 import { useSession } from '../../client/stores/session';
 import { BIO_MAX_LENGTH, NAME_MAX_LENGTH } from '../../shared/constants';
+import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { currentUser } from '../helpers/current-user';
@@ -100,6 +101,30 @@ describe('a refused form', () => {
     const bio = screen.getByRole('textbox', { name: es['profile.bio'] });
     expect(description(bio)).toBe(SERVER_MESSAGES.blank.es);
     expect(screen.queryAllByRole('alert')).toEqual([]);
+  });
+});
+
+describe('the server’s lines on the auth forms, in English', () => {
+  it('keep "e-mail" whole at the end of a line, as the app’s own copy does', async () => {
+    // Signed out: the register page sends a signed-in user to the app.
+    useSession.setState({ token: null, user: null });
+    localStorage.setItem('language_code', 'en');
+    await initLanguage();
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) =>
+        String(url).endsWith('/api/auth/register/')
+          ? Response.json({ username: [SERVER_MESSAGES.email_taken.en], password: [SERVER_MESSAGES.password_like_email.en] }, { status: 400 })
+          : Response.json({}),
+      ),
+    );
+    renderAt('/register/', <Register />);
+    const email = await screen.findByRole('textbox', { name: en['auth.email'] });
+    fireEvent.submit(document.querySelector('form')!);
+    await waitFor(() => expect(email.getAttribute('aria-invalid')).toBe('true'));
+    // "...too similar to the e-" / "mail address." on a 360 px phone: the plain hyphen is where a line may break.
+    expect(description(email)).toBe('A user with that e\u2011mail already exists.');
+    expect(description(screen.getByLabelText(en['auth.password']))).toBe('The password is too similar to the e\u2011mail address.');
   });
 });
 

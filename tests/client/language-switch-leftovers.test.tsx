@@ -80,7 +80,8 @@ describe('a switch of language', () => {
     const english = screen.getByRole('button', { name: 'EN, English' });
     english.focus();
     fireEvent.click(english);
-    await screen.findByText(SERVER_MESSAGES.email_taken.en);
+    // Shown with a non-breaking hyphen in "e-mail" (AuthLayout.tsx's FieldErrors).
+    await screen.findByText(SERVER_MESSAGES.email_taken.en.replace('e-mail', 'e\u2011mail'));
     expect(screen.getByText(SERVER_MESSAGES.passwords_differ.en)).toBeTruthy();
     expect(screen.queryByText(SERVER_MESSAGES.email_taken.es)).toBeNull();
     expect(document.activeElement).toBe(english);
