@@ -3,7 +3,7 @@
  * (no template residue: basketball, websites, reviews). `{name}` placeholders are filled by the
  * client's `t()`. Split in parts so the landing page only ships the copy it shows (bench/README.md,
  * "Web client"). "e-mail" is written `e\u2011mail`, a non-breaking hyphen: a narrow phone never
- * breaks it as "e-" at a line's end and "mail" on the next.
+ * breaks it as "e-" at a line's end and "mail" on the next (and "Wi-Fi" `Wi\u2011Fi`).
  */
 import { enAccount } from './en-account';
 import { enApp } from './en-app';

@@ -144,6 +144,12 @@ describe('the English copy', () => {
     expect(en['verify.title']).toBe('Confirm your e\u2011mail address');
     expect(en['auth.email']).toBe('E\u2011mail');
   });
+
+  it('keeps "Wi-Fi" whole at the end of a line, with a non-breaking hyphen', () => {
+    // The host screen's notices broke as "the venue’s Wi-" / "Fi can sign up" at 328–340 px.
+    expect(Object.entries(en).filter(([, text]) => /Wi-Fi/i.test(text))).toEqual([]);
+    expect(en['host.verifyDoor']).toContain('venue’s Wi\u2011Fi');
+  });
 });
 
 describe('the copy in both languages', () => {
