@@ -52,17 +52,22 @@ export function BackButton({ onStandalone }: { onStandalone: () => void }) {
 }
 
 /**
+ * The server's lines, one after the other, as a page shows them. The server writes "e-mail" with a
+ * plain hyphen (its messages' fixed words), where a narrow phone broke the line as "e-" / "mail": shown
+ * with the non-breaking one the app's own copy has (shared/i18n/en.ts). The form keeps the server's words.
+ */
+export const serverLines = (lines: string[]) => lines.join(' ').replace(/e-mail/g, 'e\u2011mail');
+
+/**
  * A field's error line: its control's description (`aria-describedby`), outside its label, which names
  * the control only. Not an alert: a refused form takes the focus to its first wrong field, which says
  * it (use-auth-form.ts, reveal-error.ts); an alert too would have it said twice, or all of them at once.
- * The server writes "e-mail" with a plain hyphen (its messages' fixed words), where a narrow phone broke the line
- * as "e-" / "mail": shown with the non-breaking one the app's own copy has (shared/i18n/en.ts).
  */
 export function FieldErrors({ id, errors }: { id: string; errors: string[] | undefined }) {
   if (!errors?.length) return null;
   return (
     <p id={id} className="field-error">
-      {errors.join(' ').replace(/e-mail/g, 'e\u2011mail')}
+      {serverLines(errors)}
     </p>
   );
 }

@@ -2,7 +2,9 @@
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
+import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { ApiError, Throttled } from '../../client/lib/api';
 import { accountApi } from '../../client/lib/api-account';
 import { initLanguage } from '../../client/lib/i18n';
@@ -10,8 +12,9 @@ import { Settings } from '../../client/pages/app/Settings';
 import { useSession } from '../../client/stores/session';
 import { currentUser } from '../helpers/current-user';
 
-async function showSettings(emailVerified: boolean) {
+async function showSettings(emailVerified: boolean, language: 'es' | 'en' = 'es') {
   window.history.replaceState(null, '', '/app/settings/');
+  localStorage.setItem('language_code', language);
   useSession.setState({ user: currentUser({ email_verified: emailVerified }) });
   await initLanguage();
   render(
@@ -19,7 +22,7 @@ async function showSettings(emailVerified: boolean) {
       <Settings />
     </Suspense>,
   );
-  await screen.findByRole('heading', { name: es['settings.account'] });
+  await screen.findByRole('heading', { name: { es, en }[language]['settings.account'] });
 }
 
 const resendButton = () => screen.queryByRole('button', { name: es['settings.verifyResend'] });
@@ -58,6 +61,15 @@ describe('Settings, an address not verified yet', () => {
     expect((await screen.findByRole('alert')).textContent).toBe(es['error.mailUnavailable']);
     expect(screen.queryByText(es['settings.verifySent'])).toBeNull();
     expect(resendButton()).toBeTruthy();
+  });
+
+  it('keeps the server’s "e-mail" whole at a line’s end when the mail server refuses the address (English)', async () => {
+    const refused = SERVER_MESSAGES.mail_address_refused.en;
+    vi.spyOn(accountApi, 'resendVerification').mockRejectedValue(new ApiError(409, 'HTTP 409', null, refused));
+    await showSettings(false, 'en');
+    fireEvent.click(screen.getByRole('button', { name: en['settings.verifyResend'] }));
+    // On a 320 px phone it broke as "this e-" / "mail address": the app's copy writes a non-breaking hyphen.
+    expect((await screen.findByRole('alert')).textContent).toBe(refused.replace('e-mail', 'e\u2011mail'));
   });
 
   it('offers nothing to resend once the address is verified', async () => {

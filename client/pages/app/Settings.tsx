@@ -4,7 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { ENDED_CHAT_KEPT_DAYS } from '../../../shared/constants';
 import type { CurrentUser } from '../../../shared/schemas/users';
 import '../../account.css';
-import { FormField } from '../../components/AuthLayout';
+import { FormField, serverLines } from '../../components/AuthLayout';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { Waiting } from '../../components/Waiting';
 import { accountApi } from '../../lib/api-account';
@@ -377,7 +377,7 @@ function FormOutcome({ errors, done = null, takeFocus }: { errors: string[] | un
   if (errors?.length) {
     return (
       <p className="form-error" role="alert">
-        {errors.join(' ')}
+        {serverLines(errors)}
       </p>
     );
   }
