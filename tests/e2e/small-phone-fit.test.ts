@@ -1,5 +1,6 @@
 /**
- * What fits on a 320 px phone (and a 360 px one), in Spanish: the page-not-found's language switch
+ * What fits on a 320 px phone (and a 360 px one), in Spanish (and register's password error line in
+ * English, "e-mail" whole at its end): the page-not-found's language switch
  * held to its buttons, register's toast clear of the login button, the top bar's language centred
  * with the buttons beside it, the chats' search placeholder whole, "Mis eventos" on one line, a
  * report's two decisions inside the page, the activity table holding its dates while it scrolls
@@ -175,6 +176,35 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     // At the foot of the screen, where client/toast.css places it (bottom-right).
     const { y, height } = await box(toast);
     expect(y + height).toBeGreaterThan(size.height - 24);
+  });
+
+  it('keeps "e-mail" whole in the server’s line under register’s password, in English (360 px)', async () => {
+    const { context, page } = await openPhone(app.browser);
+    await context.addInitScript(() => localStorage.setItem('language_code', 'en'));
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${app.server.url}/register/`);
+    const email = `lucia.fernandez.${Date.now().toString(36).slice(-6)}@example.com`;
+    await page.getByLabel(en['register.firstName']).fill('Lucía');
+    await page.getByLabel(en['register.lastName']).fill('Fernández');
+    await page.getByLabel(en['auth.email']).fill(email);
+    for (const label of [en['auth.password'], en['register.password2']]) await page.getByLabel(label, { exact: true }).fill(email.slice(0, email.indexOf('@')));
+    await page.getByRole('button', { name: en['register.submit'] }).click();
+    const line = page.locator('#password-error');
+    await line.waitFor();
+    await shot(page, '11-register-password-error-en');
+    // "The password is too similar to the e-" / "mail address.": the server's plain hyphen, where a line may break.
+    const tops = await line.evaluate((element) => {
+      const text = element.firstChild as Text;
+      const at = text.data.search(/e.mail/);
+      return [0, 2].map((offset) => {
+        const range = document.createRange();
+        range.setStart(text, at + offset);
+        range.setEnd(text, at + offset + 1);
+        return Math.round(range.getClientRects()[0]!.top);
+      });
+    });
+    expect(tops[1]).toBe(tops[0]);
+    await context.close();
   });
 
   it('holds the page-not-found’s language switch to its two buttons, where it stays as the language changes (360 px)', async () => {
