@@ -6,6 +6,7 @@ import { GoogleCancelled, googleLogin, googleProfile, preloadGoogle, requestGoog
 import { useT } from '../lib/i18n';
 import { GOOGLE_CLIENT_KEY, readStorage } from '../lib/storage';
 import { useConfig } from '../stores/config';
+import { serverLines } from './AuthLayout';
 import { BusyButton } from './BusyButton';
 
 /**
@@ -81,12 +82,12 @@ export function GoogleButton({ label, onToken }: { label: string; onToken: (toke
       </BusyButton>
       {said.failed?.[0] && (
         <p className="form-error" role="alert">
-          {said.failed[0]}
+          {serverLines([said.failed[0]])}
         </p>
       )}
       {said.conflict?.[0] && (
         <p className="form-error" role="alert">
-          {said.conflict[0]} <Link href="/forgot-password/" state={{ email }}>
+          {serverLines([said.conflict[0]])} <Link href="/forgot-password/" state={{ email }}>
             {t('login.forgot')}
           </Link>
         </p>
