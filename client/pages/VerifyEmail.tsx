@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, useSearch } from 'wouter';
 import '../account.css';
 import { accountMessages } from '../lib/messages-account';
-import { AuthLayout } from '../components/AuthLayout';
+import { AuthLayout, serverLines } from '../components/AuthLayout';
 import { refusedByServer, Throttled } from '../lib/api';
 import { errorMessage } from '../lib/errors';
 import { accountApi } from '../lib/api-account';
@@ -114,7 +114,7 @@ export function VerifyEmail() {
       )}
       {typeof resend === 'object' && (
         <p className="form-error" role="alert">
-          {resend.failed}
+          {serverLines([resend.failed])}
         </p>
       )}
       <div className="form-actions">

@@ -1,15 +1,16 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
-import { Throttled, ValidationError } from '../../client/lib/api';
+import { ApiError, Throttled, ValidationError } from '../../client/lib/api';
 import { accountApi } from '../../client/lib/api-account';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import { AccountLinks } from '../../client/pages/AccountLinks';
 import { VerifyEmail } from '../../client/pages/VerifyEmail';
 import { useSession } from '../../client/stores/session';
+import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { currentUser } from '../helpers/current-user';
 
 let tokens = 0;
@@ -56,6 +57,22 @@ describe('the verification link, refused by the server', () => {
     await openRefusedLink();
     expect((await screen.findByRole('alert')).textContent).toBe(es['verify.invalid']);
     expect(screen.getByRole('button', { name: es['verify.resend'] })).toBeTruthy();
+  });
+
+  it('keeps the server’s "e-mail" whole at a line’s end when a new link is refused (English)', async () => {
+    useSession.setState({ token: 'a-token', user: currentUser({ email_verified: false }) });
+    vi.spyOn(useSession.getState(), 'loadUser').mockResolvedValue(undefined);
+    const refused = SERVER_MESSAGES.mail_address_refused.en;
+    vi.spyOn(accountApi, 'resendVerification').mockRejectedValue(new ApiError(409, 'HTTP 409', null, refused));
+    await openRefusedLink();
+    try {
+      await act(() => useLanguage.getState().setLanguage('en'));
+      await act(async () => fireEvent.click(await screen.findByRole('button', { name: en['verify.resend'] })));
+      // On a 320–328 px phone it broke as "this e-" / "mail address": the app's copy writes a non-breaking hyphen.
+      expect(await screen.findByText(refused.replace('e-mail', 'e\u2011mail'))).toBeTruthy();
+    } finally {
+      await act(() => useLanguage.getState().setLanguage('es'));
+    }
   });
 });
 
