@@ -195,7 +195,7 @@ describe.skipIf(!ready)('a small phone, in Spanish (Chromium)', { timeout: 120_0
     // "The password is too similar to the e-" / "mail address.": the server's plain hyphen, where a line may break.
     const tops = await line.evaluate((element) => {
       const text = element.firstChild as Text;
-      const at = text.data.search(/e.mail/);
+      const at = text.data.search(/e[-\u2011]mail/);
       return [0, 2].map((offset) => {
         const range = document.createRange();
         range.setStart(text, at + offset);
