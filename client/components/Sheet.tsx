@@ -3,6 +3,7 @@ import { createPortal } from 'react-dom';
 import { useBackCloses } from '../lib/back-closes';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
+import { toast } from '../lib/toast';
 import { BusyButton } from './BusyButton';
 // Its own styles: the public event page's switch question is a sheet outside the app's pages.
 import '../sheet.css';
@@ -15,7 +16,9 @@ const focusables = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>
  * A modal dialog, shown as a bottom sheet on a phone and a card on a wide screen. Focus goes to the
  * element marked `data-autofocus` (else the first control), stays inside while open (Tab wraps),
  * and returns to what had it when the sheet closes (the page's heading when that is gone); Escape, a tap outside and the back gesture
- * (`useBackCloses`) close it unless `busy`.
+ * (`useBackCloses`) close it unless `busy`. The toasts up when it opens ("Report sent…", read already)
+ * make way: above it, they would cover its title and focused control on a phone; those raised while
+ * it is open still show over it.
  * Hand-written rather than a dialog library: the app's bundle budget has a few KB left, and the
  * native <dialog> has no showModal in jsdom, where its tests run.
  */
@@ -28,6 +31,7 @@ export function Sheet({ labelledBy, onClose, busy = false, children }: { labelle
   });
 
   useEffect(() => {
+    toast.dismiss();
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const node = ref.current;
     if (node) (node.querySelector<HTMLElement>('[data-autofocus]') ?? focusables(node)[0] ?? node).focus();

@@ -7,7 +7,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
-import { MAX_SOCKETS_PER_USER } from '../../shared/constants';
+import { MAX_SOCKETS_PER_USER, TOAST_AUTO_CLOSE_MS } from '../../shared/constants';
 import { es } from '../../shared/i18n/es';
 import { format } from '../../shared/i18n/format';
 import type { ProfileInput } from '../../shared/schemas/users';
@@ -379,6 +379,53 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await block.getByRole('button', { name: en['safety.block.confirm'] }).click();
     await page.waitForURL('**/app/matches/');
     await page.getByText('You blocked Fer.').waitFor();
+    await context.close();
+  });
+
+  /** A 320×568 phone in Spanish, signed in as `who`, on which a toast's countdown waits an hour once a page shows. */
+  async function smallPhoneKeepingToasts(who: TestUser) {
+    const tab = await openPhone(app.browser, { token: who.token, language: 'es' });
+    await tab.page.setViewportSize({ width: 320, height: 568 });
+    await tab.context.addInitScript((ms) => {
+      const native = window.setTimeout;
+      window.setTimeout = ((handler: TimerHandler, delay?: number, ...rest: unknown[]) => native(handler, delay === ms ? 3_600_000 : delay, ...rest)) as typeof window.setTimeout;
+    }, TOAST_AUTO_CLOSE_MS);
+    return tab;
+  }
+  /** What of `selector` in the page a tap at its middle would miss (by its text): a toast is over it. */
+  const covered = (page: Page, selector: string) =>
+    page.evaluate(
+      (what) =>
+        [...document.querySelectorAll(what)]
+          .filter((node) => {
+            const box = node.getBoundingClientRect();
+            return !node.contains(document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2));
+          })
+          .map((node) => node.textContent),
+      selector,
+    );
+
+  it('puts away the toast still up when a tall sheet opens on a 320 px phone: its title and reasons show', async () => {
+    const lia = await makeCompletedUser(app.server, { name: 'Lía' }, { firstName: 'Lía' });
+    const people = [await makeCompletedUser(app.server, { name: 'Mo' }, { firstName: 'Mo' }), await makeCompletedUser(app.server, { name: 'Noa' }, { firstName: 'Noa' })];
+    for (const person of people) expect((await api().post(`/api/users/${person.id}/block/`, { token: lia.token })).status).toBeLessThan(300);
+    const { context, page } = await smallPhoneKeepingToasts(lia);
+    await page.goto(`${app.server.url}/app/settings/blocked/`);
+    // From her blocked list: Mo's report, then at once Noa's, its "Report sent" still up.
+    await page.getByRole('button', { name: format(es['safety.report.title'], { name: 'Mo' }) }).click();
+    const first = page.getByRole('dialog', { name: format(es['safety.report.title'], { name: 'Mo' }) });
+    await first.getByRole('radio', { name: es['safety.reason.spam'] }).check();
+    await first.getByRole('button', { name: es['safety.report.send'] }).click();
+    const sent = page.locator('.toast', { hasText: es['safety.report.sent'] });
+    await sent.waitFor();
+    await first.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: format(es['safety.report.title'], { name: 'Noa' }) }).click();
+    await page.getByRole('dialog', { name: format(es['safety.report.title'], { name: 'Noa' }) }).waitFor();
+    await entryAnimationsDone(page);
+    // It was over two of the reasons (the title, the page scrolled otherwise).
+    expect(await covered(page, '.sheet h2, .sheet label')).toEqual([]);
+    expect(await sent.count()).toBe(0);
+    await keepShot(page, 'safety-15-sheet-after-toast-320');
     await context.close();
   });
 
