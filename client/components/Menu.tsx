@@ -1,6 +1,7 @@
 import { type KeyboardEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { useBackCloses } from '../lib/back-closes';
+import { toast } from '../lib/toast';
 
 export interface MenuItem {
   key: string;
@@ -14,6 +15,7 @@ export interface MenuItem {
 /**
  * A button that opens a small menu (WAI-ARIA menu button): the first item takes focus, arrows move,
  * Escape closes and gives focus back to the button; a tap outside, Tab or the back gesture closes it.
+ * The toasts up when it opens make way, as for a sheet (Sheet.tsx): one would cover its first item.
  */
 export function Menu({
   label,
@@ -39,6 +41,7 @@ export function Menu({
 
   useEffect(() => {
     if (!open) return;
+    toast.dismiss();
     root.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
     const outside = (event: PointerEvent) => {
       if (!root.current?.contains(event.target as Node)) setOpen(false);

@@ -405,6 +405,38 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
       selector,
     );
 
+  it('puts away the toast still up when a chat menu opens on a 320 px phone: its first item shows', async () => {
+    const ines = await makeCompletedUser(app.server, { name: 'Inés' }, { firstName: 'Inés' });
+    const jon = await makeCompletedUser(app.server, { name: 'Jon' }, { firstName: 'Jon' });
+    const kai = await makeCompletedUser(app.server, { name: 'Kai' }, { firstName: 'Kai' });
+    const withJon = await match(app.server, jon, ines);
+    await match(app.server, kai, ines);
+    await say(jon, withJon, 'Te espero fuera.');
+    const { context, page } = await smallPhoneKeepingToasts(ines);
+    await page.goto(`${app.server.url}/app/chat/${withJon}`);
+    await page.locator('.message', { hasText: 'Te espero fuera.' }).waitFor();
+    await page.getByRole('button', { name: es['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: es['safety.report'], exact: true }).click();
+    const first = page.getByRole('dialog', { name: format(es['safety.report.title'], { name: 'Jon' }) });
+    await first.getByRole('radio', { name: es['safety.reason.spam'] }).check();
+    await first.getByRole('button', { name: es['safety.report.send'] }).click();
+    await page.waitForURL('**/app/matches/');
+    const sent = page.locator('.toast', { hasText: es['safety.report.sent'] });
+    await sent.waitFor();
+
+    // Straight on to Kai's chat and its menu, the toast still up: it was over the menu's Report.
+    await page.getByRole('link', { name: /Kai/ }).first().click();
+    await page.locator('.chat-header').waitFor();
+    expect(await sent.count()).toBe(1);
+    await page.getByRole('button', { name: es['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: es['safety.report'], exact: true }).waitFor();
+    expect(await covered(page, '[role="menuitem"]')).toEqual([]);
+    expect(await sent.count()).toBe(0);
+    await page.getByRole('menuitem', { name: es['safety.report'], exact: true }).click();
+    await page.getByRole('dialog', { name: format(es['safety.report.title'], { name: 'Kai' }) }).waitFor();
+    await context.close();
+  });
+
   it('puts away the toast still up when a tall sheet opens on a 320 px phone: its title and reasons show', async () => {
     const lia = await makeCompletedUser(app.server, { name: 'Lía' }, { firstName: 'Lía' });
     const people = [await makeCompletedUser(app.server, { name: 'Mo' }, { firstName: 'Mo' }), await makeCompletedUser(app.server, { name: 'Noa' }, { firstName: 'Noa' })];
