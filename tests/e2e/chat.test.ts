@@ -569,6 +569,31 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await height()).toBe(oneLine);
   });
 
+  it('leaves the messages room above a composer of many lines when the keyboard is up on a small phone', async () => {
+    const composer = page.getByPlaceholder(en['chat.placeholder']);
+    const list = page.locator('ol.messages');
+    if (!page.url().endsWith(`/app/chat/${conversationId}/`)) await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
+    await composer.waitFor();
+    // A 320×568 phone with its keyboard up: about 300 px left of the screen.
+    await page.setViewportSize({ width: 320, height: 300 });
+    try {
+      await composer.focus();
+      await composer.fill(Array.from({ length: 12 }, (_, index) => `line ${index + 1}`).join('\n'));
+      const heights = async () => ({ list: (await list.boundingBox())!.height, composer: (await composer.boundingBox())!.height });
+      await keepShot(page, 'chat-07-lines-keyboard-320');
+      // The composer still grows past two lines, and leaves the messages more room than it takes: at six
+      // lines it left them a strip of 40 px, no message whole in it.
+      const { list: listHeight, composer: composerHeight } = await heights();
+      expect(composerHeight).toBeGreaterThan(80);
+      expect(listHeight).toBeGreaterThan(composerHeight);
+      expect(await composer.evaluate((element) => element.scrollHeight > element.clientHeight)).toBe(true);
+    } finally {
+      await composer.fill('');
+      await composer.blur();
+      await page.setViewportSize(PHONE);
+    }
+  });
+
   it('sends with Enter from a laptop’s keyboard, where Shift+Enter breaks the line', async () => {
     const { context: laptop, page: desk } = await openLaptop(app.browser, { token: ana.token, language: 'en' });
     try {
