@@ -807,4 +807,42 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await page.setViewportSize(PHONE);
     }
   });
+
+  it('shows the start of a long right-to-left last message in the list, cut on its left, on a 320 px phone', async () => {
+    const cleo = await makeCompletedUser(app.server, { name: 'Cleo' }, { firstName: 'Cleo' });
+    const dev = await makeCompletedUser(app.server, { name: 'Dev' }, { firstName: 'Dev' });
+    const eli = await makeCompletedUser(app.server, { name: 'Eli' }, { firstName: 'Eli' });
+    const withDev = await match(app.server, dev, cleo);
+    const withEli = await match(app.server, eli, cleo);
+    const long = (first: string) => `${first} ${'كيف حالك الليلة؟ '.repeat(6)}https://example.com/party`;
+    // Dev's, and Cleo's own (after her "Tú:").
+    for (const [who, chat, first] of [[dev, withDev, 'مرحبا'], [cleo, withEli, 'أهلا']] as const) {
+      const sent = await api().post(`/api/conversations/${chat}/messages/`, { token: who.token, json: { content: long(first) } });
+      expect(sent.status).toBe(201);
+    }
+    const { context, page: phone } = await openPhone(app.browser, { token: cleo.token, language: 'es' });
+    try {
+      await phone.setViewportSize({ width: 320, height: 568 });
+      await phone.goto(`${app.server.url}/app/matches/`);
+      for (const [name, first] of [['Dev', 'مرحبا'], ['Eli', 'أهلا']]) {
+        const last = phone.locator('.conversation', { hasText: name }).locator('.conversation-last');
+        await last.waitFor();
+        // Its first word lies within what the row shows (it was past its right edge, the end showing).
+        const shown = await last.evaluate((row, word) => {
+          const text = [...row.querySelectorAll('[dir="auto"]')].at(-1)!.firstChild!;
+          const range = document.createRange();
+          range.setStart(text, 0);
+          range.setEnd(text, word.length);
+          const box = row.getBoundingClientRect();
+          const at = range.getBoundingClientRect();
+          return at.left >= box.left - 1 && at.right <= box.right + 1;
+        }, first);
+        expect(shown, name).toBe(true);
+      }
+      expect(await phone.locator('.conversation', { hasText: 'Eli' }).locator('.conversation-last').textContent()).toMatch(/^Tú:/);
+      await keepShot(phone, 'chat-15-rtl-list-320');
+    } finally {
+      await context.close();
+    }
+  });
 });
