@@ -845,4 +845,36 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await context.close();
     }
   });
+
+  it('shows the start of a long right-to-left name in the list and the chat header, on a 320 px phone', async () => {
+    const name = 'عبد الرحمن بن محمد بن عبد العزيز الحسيني';
+    const gus = await makeCompletedUser(app.server, { name: 'Gus' }, { firstName: 'Gus' });
+    const long = await makeCompletedUser(app.server, { name }, { firstName: 'Abd' });
+    const chat = await match(app.server, long, gus);
+    expect((await api().post(`/api/conversations/${chat}/messages/`, { token: long.token, json: { content: 'hola' } })).status).toBe(201);
+    const { context, page: phone } = await openPhone(app.browser, { token: gus.token, language: 'es' });
+    /** Whether the name's first word lies within `box`'s selector (it was past the right edge, the name's end showing). */
+    const startShown = (selector: string) =>
+      phone.locator(selector).first().evaluate((box) => {
+        const text = box.querySelector('bdi')!.firstChild!;
+        const range = document.createRange();
+        range.setStart(text, 0);
+        range.setEnd(text, 3);
+        const outer = box.getBoundingClientRect();
+        const at = range.getBoundingClientRect();
+        return at.left >= outer.left - 1 && at.right <= outer.right + 1;
+      });
+    try {
+      await phone.setViewportSize({ width: 320, height: 568 });
+      await phone.goto(`${app.server.url}/app/matches/`);
+      await phone.locator('.conversation-name', { hasText: 'عبد' }).waitFor();
+      expect(await startShown('.conversation-name')).toBe(true);
+      await phone.locator('.conversation').first().click();
+      await phone.locator('.chat-header h1').waitFor();
+      expect(await startShown('.chat-header h1')).toBe(true);
+      await keepShot(phone, 'chat-16-rtl-name-320');
+    } finally {
+      await context.close();
+    }
+  });
 });
