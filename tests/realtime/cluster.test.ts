@@ -1,3 +1,4 @@
+import postgres from 'postgres';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rooms } from '../../shared/events';
@@ -7,7 +8,7 @@ import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
+import { connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect, waitUntil } from '../helpers/socket';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
 
 const ready = (await hasPostgres()) && (await hasRedis());
@@ -225,6 +226,38 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
     } finally {
       await redis.close();
     }
+  });
+
+  it('stores once, and tells, each message of a burst whose database connections were cut, sent again by its client_id', async () => {
+    const { a, b, conversationId } = await makePair(one);
+    const aSocket = await connectTo(one, a.token);
+    const bSocket = await connectTo(two, b.token);
+    const bEvents = record(bSocket);
+    const payloads = Array.from({ length: 12 }, (_, i) => ({ conversation_id: conversationId, content: `cut ${i}`, client_id: newClientId() }));
+    const admin = postgres(cluster.databaseUrl.replace(/\/[^/]+$/, '/postgres'), { max: 1, onnotice: () => {} });
+    const name = new URL(cluster.databaseUrl).pathname.slice(1);
+    try {
+      // The burst's sends in flight as every connection of the instances to the database is ended.
+      const answers = payloads.map((payload) => aSocket.emitWithAck('message:send', payload));
+      await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = ${name} and pid <> pg_backend_pid()`;
+      const acks = await Promise.all(answers);
+      // The outbox sends again whatever was not stored: each refusal says to try again, never for good.
+      for (const [i, ack] of acks.entries()) {
+        if (ack.ok) continue;
+        expect(ack.error.code, JSON.stringify(ack)).toBe('internal');
+        await waitUntil(async () => (await aSocket.emitWithAck('message:send', payloads[i]!)).ok, 10_000, `cut ${i} stored`);
+      }
+    } finally {
+      await admin.end();
+    }
+    // A request that meets a connection ended as it goes is answered 500 (the client asks again): the
+    // next one opens a new one.
+    const read = () => client(two.url).get(`/api/conversations/${conversationId}/messages/?after=0&limit=100`, { token: b.token });
+    await waitUntil(async () => (await read()).status === 200, 5000, 'instance two reading again');
+    const stored = (await read()).body.results as Array<{ id: number; content: string }>;
+    expect(stored.map((m) => m.content).sort()).toEqual(payloads.map((p) => p.content).sort());
+    const told = () => new Set(bEvents.filter((e) => e.event === 'message:new').map((e) => (e.payload as { message: { id: number } }).message.id));
+    await waitUntil(() => told().size === stored.length, 5000, 'Ben told of each');
   });
 
   it('does not let an outsider on the other instance send into a conversation', async () => {
