@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { generatedAvatar } from '../lib/avatar';
 import { thumbnail } from '../lib/photos';
 
@@ -8,6 +8,13 @@ import { thumbnail } from '../lib/photos';
  */
 export function usePhotoOrAvatar(name: string, image: string | null | undefined) {
   const [broken, setBroken] = useState<string | null>(null);
+  // One that failed while the phone was offline (a card come up with no connection) is tried again when it is back.
+  useEffect(() => {
+    if (!broken) return;
+    const retry = () => setBroken(null);
+    window.addEventListener('online', retry);
+    return () => window.removeEventListener('online', retry);
+  }, [broken]);
   const photo = image && image !== broken ? image : null;
   return { src: photo ?? generatedAvatar(name), onError: () => photo && setBroken(photo) };
 }

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { cleanup, fireEvent, render } from '@testing-library/react';
+import { act, cleanup, fireEvent, render } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Avatar } from '../../client/components/Avatar';
 import { generatedAvatar, initials } from '../../client/lib/avatar';
@@ -19,6 +19,16 @@ describe('<Avatar>', () => {
     // A new photo is tried again.
     rerender(<Avatar name="Ana Gil" image="/media/new-photo-key-0001.webp" />);
     expect(img().getAttribute('src')).toBe('/media/new-photo-key-0001.webp?size=thumb');
+  });
+
+  it('tries the photo again when the connection comes back (it failed to load offline)', () => {
+    const { container } = render(<Avatar name="Ana Gil" image="/media/offline-photo-key-01.webp" />);
+    const img = () => container.querySelector('img')!;
+    fireEvent.error(img());
+    expect(img().getAttribute('src')).toBe(generatedAvatar('Ana Gil'));
+
+    act(() => void window.dispatchEvent(new Event('online')));
+    expect(img().getAttribute('src')).toBe('/media/offline-photo-key-01.webp?size=thumb');
   });
 
   it('shows the generated avatar when there is no photo', () => {
