@@ -231,9 +231,11 @@ export const useDeck = create<DeckState>()((set, get) => {
     request = (async () => {
       try {
         // Reactions still in flight would otherwise bring their card straight back.
+        const sent = get().cardsInFlight;
         await Promise.allSettled([...get().reactionsInFlight]);
         if (!sameSession()) return;
-        set({ decidedDuringRequest: new Set() });
+        // Not the cards sent away meanwhile, whose answer may still be out when the deck is read.
+        set({ decidedDuringRequest: new Set([...get().cardsInFlight].filter((card) => !sent.has(card)).map((card) => card.id)) });
         const page = await api.deck();
         if (!sameSession()) return;
         const decided = get().decidedDuringRequest;

@@ -127,6 +127,29 @@ describe('the deck store', () => {
     }
   });
 
+  it('never queues again a card decided while the refill waited for an earlier reaction to be answered', async () => {
+    const cards = ['Ana', 'Bea', 'Cruz', 'Dani', 'Eva', 'Fer', 'Gus'].map((name, index) => card(index + 1, name));
+    const [ana, bea] = cards as [DeckCard, DeckCard];
+    const answers = new Map<number, () => void>();
+    vi.spyOn(api, 'react').mockImplementation(
+      (other) => new Promise((resolve) => answers.set(other, () => resolve({ match: false, conversation_id: null }))),
+    );
+    const deck = vi.spyOn(api, 'deck').mockResolvedValue({ results: cards, next: null });
+    useDeck.setState({ current: ana, queue: cards.slice(1) });
+    // Ana's pass is slow to be answered (the party's Wi-Fi); her card leaves, and the refill waits for that answer.
+    void useDeck.getState().act('dislike');
+    await vi.waitFor(() => expect(useDeck.getState().current).toEqual(bea));
+    await vi.waitFor(() => expect(useDeck.getState().deckRequest).not.toBeNull());
+    // Bea is passed on meanwhile, her answer slower still: the server has not stored it when the refill asks.
+    void useDeck.getState().act('dislike');
+    await vi.waitFor(() => expect(useDeck.getState().current?.name).toBe('Cruz'));
+    deck.mockResolvedValue({ results: [bea, card(8, 'Hal')], next: null });
+    answers.get(ana.id)!();
+    await vi.waitFor(() => expect(useDeck.getState().deckRequest).toBeNull());
+    expect(deck).toHaveBeenCalledTimes(1);
+    expect([useDeck.getState().current, ...(useDeck.getState().queue ?? [])].map((shown) => shown?.name)).toEqual(['Cruz', 'Dani', 'Eva', 'Fer', 'Gus', 'Hal']);
+  });
+
   it('does not go on with a card on its way out once its user has signed out', async () => {
     vi.useFakeTimers();
     try {
