@@ -208,22 +208,10 @@ describe('closing an instance while a client has stopped reading', () => {
   it('cuts that client’s connection, rather than wait for what is queued for it to go', async () => {
     const server = await startServer();
     const user = await makeUser(server);
-    const socket = await connect(server.url, user.token);
+    // A phone asleep with its connection half-open: it reads nothing more, and what is sent to it
+    // fills the buffers on its way, then waits in the server's queue for it.
+    const socket = await stopReading(server, user);
     try {
-      // A phone asleep with its connection half-open: it reads nothing more, and what is sent to it
-      // fills the buffers on its way, then waits in the server's queue for it.
-      (socket.io.engine as unknown as { transport: { ws: { _socket: { pause(): void } } } }).transport.ws._socket.pause();
-      const [connection] = Object.values((server.app.io.engine as unknown as { clients: Record<string, { writeBuffer: unknown[] }> }).clients);
-      const room = server.app.io.to(rooms.user(user.id)) as unknown as { emit(event: string, payload: unknown): void };
-      const big = { filler: 'x'.repeat(1024 * 1024) };
-      await waitUntil(
-        () => {
-          for (let i = 0; i < 4; i++) room.emit('sync', big);
-          return connection!.writeBuffer.length > 0;
-        },
-        10_000,
-        'the buffers to that client to fill',
-      );
       // Before, the close waited for that queue to go (until the transport's own ping timeout, 45 s):
       // past the process's 10 s deadline, which exits without closing the database.
       const started = Date.now();
