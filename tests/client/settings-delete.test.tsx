@@ -56,7 +56,8 @@ describe('Settings → Delete my account, its confirm step', () => {
     expect(document.activeElement).toBe(screen.getByRole('button', { name: es['settings.delete.start'] }));
   });
 
-  it("asks a Google-only account for the word in capitals, with the phone's keyboard in capitals and not correcting it", async () => {
+  /** A Google-only account's deletion, opened: its field for the word. */
+  async function openWordStep() {
     useSession.setState({ user: currentUser({ has_password: false }) });
     await initLanguage();
     render(
@@ -65,7 +66,11 @@ describe('Settings → Delete my account, its confirm step', () => {
       </Suspense>,
     );
     fireEvent.click(await screen.findByRole('button', { name: es['settings.delete.start'] }));
-    const word = screen.getByLabelText(es['settings.delete.confirmWord']);
+    return screen.getByLabelText<HTMLInputElement>(es['settings.delete.confirmWord']);
+  }
+
+  it("asks a Google-only account for the word in capitals, with the phone's keyboard in capitals and not correcting it", async () => {
+    const word = await openWordStep();
     // A phone's keyboard would start it "Delete" (or correct it), which the server refuses.
     expect(word.getAttribute('autocapitalize')).toBe('characters');
     expect(word.getAttribute('autocorrect')).toBe('off');
@@ -74,15 +79,7 @@ describe('Settings → Delete my account, its confirm step', () => {
   });
 
   it('leaves the word\'s field empty-looking: no placeholder that reads as the word already typed', async () => {
-    useSession.setState({ user: currentUser({ has_password: false }) });
-    await initLanguage();
-    render(
-      <Suspense fallback={null}>
-        <Settings />
-      </Suspense>,
-    );
-    fireEvent.click(await screen.findByRole('button', { name: es['settings.delete.start'] }));
-    const word = screen.getByLabelText(es['settings.delete.confirmWord']) as HTMLInputElement;
+    const word = await openWordStep();
     expect(word.value).toBe('');
     expect(word.placeholder).toBe('');
   });
