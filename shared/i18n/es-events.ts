@@ -57,7 +57,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'host.qrExpired': 'Sin conexión. Este QR ya no sirve: saldrá uno nuevo en cuanto vuelvas a estar en línea.',
   'host.qrAlt': 'Código QR para unirse a {name}',
   'host.qrLocal': 'Los teléfonos no pueden abrir este código: apunta a {host}, este ordenador. Abre esta pantalla con la dirección del ordenador en la wifi (como http://192.168.1.20:3000).',
-  'host.verifyDoor': 'Confirma tu correo para que todos los que estén en la wifi del local puedan crear su cuenta a la vez.',
+  'host.verifyDoor': 'Confirma tu correo para que toda la gente que esté en la wifi del local pueda crear su cuenta a la vez.',
   'host.typeCode': 'o escribe el código en la app',
   'host.live': 'dentro ahora',
   'host.stats': 'Hasta ahora',

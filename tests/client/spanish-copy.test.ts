@@ -34,7 +34,7 @@ describe('the Spanish copy', () => {
   });
 
   it('fits anyone, whoever reads it or is named in it: no masculine-only forms, no «le» for a person', () => {
-    const masculine = /¿Listo|conectado|el uno al otro|\bel organizador|\bel denunciante|\blos invitados|\btus invitados|\bun usuario|\blos demás usuarios|\busuarios activos|\ble has denunciado|\bdenunciarle\b|\bverle\b|\blos dos veis|\bti mismo\b/i;
+    const masculine = /¿Listo|conectado|el uno al otro|\bel organizador|\bel denunciante|\blos invitados|\btus invitados|\bun usuario|\blos demás usuarios|\busuarios activos|\ble has denunciado|\bdenunciarle\b|\bverle\b|\blos dos veis|\bti mismo\b|\btodos los que\b/i;
     expect(saying('es', masculine)).toEqual([]);
     expect(es['landing.download.title']).toBe('¿Todo listo para la fiesta?');
     // The sign-out questions' way to stay.
@@ -43,6 +43,8 @@ describe('the Spanish copy', () => {
     expect(es['safety.report.private']).toBe('{name} no sabrá que la denuncia es tuya.');
     expect(es['deck.event.changed']).toBe('La organización ha actualizado {name}.');
     expect(es['moderation.details']).toBe('Lo que escribió quien denunció');
+    // The host's notice on the venue's Wi‑Fi: it read «todos los que estén».
+    expect(es['host.verifyDoor']).toBe('Confirma tu correo para que toda la gente que esté en la wifi del local pueda crear su cuenta a la vez.');
     // An identity, as people name it.
     expect(es['gender.non_binary']).toBe('No binario');
     // Refused on oneself: it read «a ti mismo».
