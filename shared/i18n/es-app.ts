@@ -135,7 +135,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profile.removePhoto': 'Quitar la foto {n}',
   'profile.primary': 'Principal',
   'profile.makePrimary': 'Hacer principal la foto {n}',
-  'profile.uploading': 'Subiendo… {percent} %',
+  'profile.uploading': 'Subiendo… {percent}\u00a0%',
   'profile.onlyImages': 'Solo se pueden subir imágenes.',
   'profile.tooMany': 'Puedes subir como máximo {max} fotos.',
   'profile.uploadFailed': 'No se pudo subir la foto.',

@@ -155,6 +155,12 @@ describe('the English copy', () => {
 });
 
 describe('the copy in both languages', () => {
+  it('keeps a number and its «%» on one line: Spanish spaces them with a non-breaking space', () => {
+    // A photo's tile (94 px of text on a 360 px phone) read "Subiendo… 0" / "%" while it uploaded.
+    for (const language of ['en', 'es'] as const) expect(saying(language, / %/), language).toEqual([]);
+    expect(es['profile.uploading']).toBe('Subiendo… {percent}\u00a0%');
+  });
+
   it('trails off with an ellipsis, «…», never three dots: in the app, the server’s messages and the e-mails', () => {
     for (const language of ['en', 'es'] as const) expect(saying(language, /\.\.\./), language).toEqual([]);
     expect(es['app.loading']).toBe('Cargando…');
