@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { CheckInInput, PublicEvent } from '../../shared/schemas/events';
-import { logFailure, NotFound } from '../lib/api';
+import { logFailure, mayPass, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { keptValue, writeCache } from '../lib/device-cache';
 import { clearPendingJoin, getPendingJoin, waitsForProfile } from '../lib/pending-join';
@@ -232,11 +232,17 @@ export function joinPendingEvent(): Promise<PublicEvent | 'ask' | null> {
         clearPendingJoin();
         return null;
       }
-      // Checked in or refused, the join is done with (a pass does not get better by retrying).
-      return await useEvents
+      // Checked in or refused, the join is done with (a pass does not get better by retrying); not
+      // answered (the network dropped as the profile was saved), it is kept for the next try.
+      const joined = await useEvents
         .getState()
         .checkIn(pending.code, pending.pass ? { pass: pending.pass } : {})
-        .finally(clearPendingJoin);
+        .catch((error: unknown) => {
+          if (!mayPass(error)) clearPendingJoin();
+          throw error;
+        });
+      clearPendingJoin();
+      return joined;
     } finally {
       joiningPending = null;
     }

@@ -11,7 +11,7 @@ vi.mock('../../client/stores/deck', () => ({ useDeck: { getState: () => ({ load:
 
 const { enterEvent, heardOfEvent, joinPendingEvent, useEvents } = await import('../../client/stores/events');
 const { getPendingJoin, clearPendingJoin, setPendingJoin } = await import('../../client/lib/pending-join');
-const { NotFound } = await import('../../client/lib/api');
+const { ApiError, NotFound } = await import('../../client/lib/api');
 const { useSession } = await import('../../client/stores/session');
 const { readCache } = await import('../../client/lib/device-cache');
 const terrace = { id: 7, name: 'Terrace Night' } as PublicEvent;
@@ -256,5 +256,34 @@ describe('a join kept through a login that found the account at another event', 
     expect(await joinPendingEvent()).toBeNull();
     expect(getPendingJoin()).toBeNull();
     expect(api.checkIn).not.toHaveBeenCalled();
+  });
+});
+
+describe('a join kept through sign-up and profile, checked in once the profile is saved', () => {
+  afterEach(() => {
+    clearPendingJoin();
+    useEvents.getState().reset();
+    vi.resetAllMocks();
+  });
+
+  it('is kept when the check-in gets no answer, and goes through on the next try', async () => {
+    setPendingJoin({ code: 'ABC234', pass: 'kept', expiresAt: Date.now() + 60_000 });
+    api.currentEvent.mockResolvedValue({ event: null });
+    api.checkIn.mockRejectedValueOnce(new TypeError('Failed to fetch'));
+    await expect(joinPendingEvent()).rejects.toThrow('Failed to fetch');
+    expect(getPendingJoin()).toMatchObject({ code: 'ABC234', pass: 'kept' });
+
+    api.checkIn.mockResolvedValueOnce({ event: terrace });
+    expect(await joinPendingEvent()).toEqual(terrace);
+    expect(api.checkIn).toHaveBeenLastCalledWith('ABC234', { pass: 'kept' });
+    expect(getPendingJoin()).toBeNull();
+  });
+
+  it('is dropped when the check-in is refused', async () => {
+    setPendingJoin({ code: 'ABC234', pass: 'kept', expiresAt: Date.now() + 60_000 });
+    api.currentEvent.mockResolvedValue({ event: null });
+    api.checkIn.mockRejectedValueOnce(new ApiError(409, 'The event has ended.', 'ended'));
+    await expect(joinPendingEvent()).rejects.toThrow('The event has ended.');
+    expect(getPendingJoin()).toBeNull();
   });
 });

@@ -326,6 +326,42 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     }
   });
 
+  it('keeps the scan when the network drops as the profile is saved, and checks in once it is back', async () => {
+    const pia = await makeUser(app.server, { firstName: 'Pía' });
+    const { context, page } = await openPhone(app.browser, { token: pia.token, language: 'es' });
+    try {
+      const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+      await page.goto(qr.body.url);
+      await page.waitForURL('**/app/profile/');
+      await page.getByText(format(es['profile.completeToJoin'], { event: 'Terrace Night' })).waitFor();
+      await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
+      await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#22c55e' }) });
+      await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
+      await page.getByLabel(es['profile.dateOfBirth']).click();
+      await page.getByLabel(es['profile.year'], { exact: true }).selectOption('1996');
+      await page.getByLabel(es['profile.month'], { exact: true }).selectOption('3');
+      await page.getByRole('grid').getByRole('button', { name: /12 de abril de 1996/ }).click();
+      await page.getByLabel(es['profile.gender']).selectOption('female');
+      await page.getByRole('checkbox', { name: es['gender.male'] }).check();
+      // The profile is saved; the check-in after it gets no answer.
+      let checkIns = 0;
+      await page.route('**/api/events/*/check-in/', (route) => (++checkIns === 1 ? route.abort('internetdisconnected') : route.continue()));
+      await page.getByRole('button', { name: es['profile.save'] }).click();
+      await expect.poll(() => checkIns).toBe(1);
+      await expect.poll(() => page.evaluate(() => localStorage.getItem('pending_event_join'))).toContain('"pass"');
+      // The network comes back: the scan still counts, without walking back to the door.
+      await context.setOffline(true);
+      await context.setOffline(false);
+      await page.getByRole('region', { name: 'Terrace Night' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/app/home/');
+      expect(await page.evaluate(() => localStorage.getItem('pending_event_join'))).toBeNull();
+      expect((await client(app.server.url).get('/api/events/current/', { token: pia.token })).body.event?.id).toBe(event.id);
+      expect((await client(app.server.url).post('/api/events/leave/', { token: pia.token })).status).toBe(204);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('asks someone at another event, once a QR link\'s login finds them there, before it moves them', async () => {
     const rosa = await makeCompletedUser(app.server, { name: 'Rosa' }, { firstName: 'Rosa' });
     const warmUp = await makeEvent(app.server, organizer, { name: 'Warm-up Drinks', join_mode: 'code' });

@@ -50,20 +50,27 @@ const Moderation = lazy(() => import('./moderation/Moderation').then((module) =>
 function usePendingJoin(ready: boolean) {
   const [, navigate] = useLocation();
   useEffect(() => {
-    const pending = getPendingJoin();
-    if (!ready || !pending) return;
-    joinPendingEvent()
-      .then((event) => {
-        if (!event) return;
-        // At another event: the event's page asks whether to leave it.
-        if (event === 'ask') return navigate(`/e/${pending.code}`, { replace: true });
-        // The deck's event bar says where they are now; the profile's "saved" would only cover it. In
-        // the place of the page they were on (the deck the login led to, or the profile just
-        // completed): Back then leaves the deck.
-        toast.dismiss();
-        navigate('/app/home/', { replace: true });
-      })
-      .catch((error: unknown) => toast.error(errorMessage(error, translate)));
+    if (!ready) return;
+    const join = () => {
+      const pending = getPendingJoin();
+      if (!pending) return;
+      joinPendingEvent()
+        .then((event) => {
+          if (!event) return;
+          // At another event: the event's page asks whether to leave it.
+          if (event === 'ask') return navigate(`/e/${pending.code}`, { replace: true });
+          // The deck's event bar says where they are now; the profile's "saved" would only cover it. In
+          // the place of the page they were on (the deck the login led to, or the profile just
+          // completed): Back then leaves the deck.
+          toast.dismiss();
+          navigate('/app/home/', { replace: true });
+        })
+        .catch((error: unknown) => toast.error(errorMessage(error, translate)));
+    };
+    join();
+    // Not answered (the network dropped): the join was kept, and goes through once the network is back.
+    window.addEventListener('online', join);
+    return () => window.removeEventListener('online', join);
   }, [ready, navigate]);
 }
 
