@@ -362,6 +362,29 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     }
   });
 
+  it('joins the event whose page the login was opened from, not one scanned before and left', async () => {
+    const zoe = await makeCompletedUser(app.server, { name: 'Zoe' }, { firstName: 'Zoe' });
+    const lounge = await makeEvent(app.server, organizer, { name: 'Garden Lounge', join_mode: 'code' });
+    const { context, page } = await openPhone(app.browser);
+    try {
+      // A scan at one door, gone on from without signing up (the pass is kept)…
+      const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+      await page.goto(qr.body.url);
+      await page.getByText(es['eventPage.passKept']).waitFor();
+      // …then another event's page, where they log in to join it.
+      await page.goto(`${app.server.url}/e/${lounge.code}`);
+      await page.getByRole('link', { name: es['eventPage.login'] }).click();
+      await page.getByLabel(es['auth.email']).fill(zoe.email);
+      await page.getByLabel(es['auth.password']).fill(zoe.password);
+      await page.getByRole('button', { name: es['login.submit'] }).click();
+      await page.getByRole('region', { name: 'Garden Lounge' }).waitFor();
+      expect((await client(app.server.url).get('/api/events/current/', { token: zoe.token })).body.event?.id).toBe(lounge.id);
+      expect((await client(app.server.url).post('/api/events/leave/', { token: zoe.token })).status).toBe(204);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('asks someone at another event, once a QR link\'s login finds them there, before it moves them', async () => {
     const rosa = await makeCompletedUser(app.server, { name: 'Rosa' }, { firstName: 'Rosa' });
     const warmUp = await makeEvent(app.server, organizer, { name: 'Warm-up Drinks', join_mode: 'code' });

@@ -187,9 +187,12 @@ function EventPageBody({ code: rawCode }: { code: string }) {
     return () => clearInterval(timer);
   }, [code, event]);
 
-  /** Signing up or in first: the event is remembered (with its pass, when there is one). */
+  /**
+   * Signing up or in first: the event is remembered (with its pass, when there is one), in the place of
+   * one kept from another event's page, left without joining: this is the one they set out to join now.
+   */
   const remember = () => {
-    if (!getPendingJoin()) setPendingJoin({ code, name: eventName, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
+    if (getPendingJoin()?.code !== code) setPendingJoin({ code, name: eventName, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
   };
   // The scan's pass, kept before the event was read, is kept under its name too.
   useEffect(() => {
