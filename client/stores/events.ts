@@ -11,6 +11,11 @@ import { keptUser, onSignOut, ownsStorage, sessionCheck, useSession } from './se
 interface EventsState {
   /** The event I am checked in to: undefined until asked, null when none (the general deck). */
   current: PublicEvent | null | undefined;
+  /**
+   * A join kept through sign-up or login on its way (`joinPendingEvent`): the deck waits for it, not
+   * showing meanwhile the general deck's strangers, who are not at the party, to be swiped for good.
+   */
+  joining?: boolean;
   /** Reads where I am: done once it is known (by this read, or a newer one sent meanwhile), or could not be. */
   loadCurrent: () => Promise<void>;
   /** Checks in (the deck then holds the people there); rejects with the server's error. */
@@ -219,6 +224,7 @@ export function joinPendingEvent(): Promise<PublicEvent | 'ask' | null> {
     try {
       const pending = getPendingJoin();
       if (!pending) return null;
+      useEvents.setState({ joining: true });
       // Where they are, asked first: not knowing (no network) keeps the join, for the next try.
       const { event: at } = await api.currentEvent();
       if (at && at.code !== pending.code) {
@@ -245,6 +251,7 @@ export function joinPendingEvent(): Promise<PublicEvent | 'ask' | null> {
       return joined;
     } finally {
       joiningPending = null;
+      useEvents.setState({ joining: false });
     }
   })();
   return joiningPending;

@@ -362,6 +362,51 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     }
   });
 
+  it('shows no one outside the party while the check-in after the profile is on its way', async () => {
+    // Someone in town who fits her, and is not at the party.
+    await makeCompletedUser(app.server, { name: 'Tomás', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Tomás' });
+    const eva = await makeUser(app.server, { firstName: 'Eva' });
+    const { context, page } = await openPhone(app.browser, { token: eva.token, language: 'es' });
+    try {
+      const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+      await page.goto(qr.body.url);
+      await page.waitForURL('**/app/profile/');
+      await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
+      await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#f97316' }) });
+      await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
+      await page.getByLabel(es['profile.dateOfBirth']).click();
+      await page.getByLabel(es['profile.year'], { exact: true }).selectOption('1997');
+      await page.getByLabel(es['profile.month'], { exact: true }).selectOption('3');
+      await page.getByRole('grid').getByRole('button', { name: /12 de abril de 1997/ }).click();
+      await page.getByLabel(es['profile.gender']).selectOption('female');
+      await page.getByRole('checkbox', { name: es['gender.male'] }).check();
+      // The venue's network is slow: the check-in is held until the test lets it go.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let asked = false;
+      await page.route('**/api/events/*/check-in/', async (route) => {
+        asked = true;
+        await held;
+        await route.continue();
+      });
+      const deckRead = page.waitForResponse('**/api/users/matching-profiles/**');
+      await page.getByRole('button', { name: es['profile.save'] }).click();
+      await page.waitForURL('**/app/home/');
+      await expect.poll(() => asked).toBe(true);
+      // The general deck has been read by now; its people are not shown to be swiped.
+      await deckRead;
+      await page.getByText(es['deck.loading']).waitFor();
+      expect(await page.getByTestId('swipe-card').count()).toBe(0);
+      release();
+      await page.getByRole('region', { name: 'Terrace Night' }).waitFor();
+      const card = page.getByTestId('swipe-card');
+      await expect.poll(() => card.locator('h2').textContent()).toMatch(/Marco|Leo/);
+      expect((await client(app.server.url).post('/api/events/leave/', { token: eva.token })).status).toBe(204);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('joins the event whose page the login was opened from, not one scanned before and left', async () => {
     const zoe = await makeCompletedUser(app.server, { name: 'Zoe' }, { firstName: 'Zoe' });
     const lounge = await makeEvent(app.server, organizer, { name: 'Garden Lounge', join_mode: 'code' });

@@ -35,6 +35,7 @@ export function Home() {
   const offline = useConnection((state) => state.lost);
   // At an event the deck is the room: an empty one fills by itself as people arrive (`deck:refresh`).
   const event = useEvents((state) => state.current);
+  const joining = useEvents((state) => state.joining);
   const status = useEventStatus(event);
   // Past the after-party the attendance has lapsed on its own, with no news of it: the user is in town
   // again, with the general deck (its words, its way to the preferences), as the bar above says.
@@ -119,7 +120,7 @@ export function Home() {
     return () => window.removeEventListener('keydown', onKey);
   }, [act]);
 
-  if (queue === null) {
+  if (queue === null || joining) {
     return (
       <section className="deck">
         <DeckHeading />
