@@ -845,6 +845,28 @@ describe.each(backends)('events on %s', (backend) => {
       );
       expect(Number(left!.n)).toBe(0);
     });
+
+    it('keeps on the timeline the check-ins from before a start moved later while check-in was open', async () => {
+      const organizer = await makeUser(server);
+      // Check-in opened half an hour ago; a guest came in then.
+      const event = await makeEvent(server, organizer, {
+        starts_at: new Date(Date.now() + 30 * MINUTE).toISOString(),
+        ends_at: new Date(Date.now() + 4 * HOUR).toISOString(),
+      });
+      const guest = await makeCompletedUser(server);
+      await checkIn(server, guest, event.code);
+      await server.app.db.execute(sql`update attendances set checked_in_at = now() - interval '30 minutes' where event_id = ${event.id}`);
+      // The band is late: the start moves on by almost half an hour, check-in staying open.
+      const moved = await api().patch(`/api/events/${event.id}/`, {
+        token: organizer.token,
+        json: { starts_at: new Date(Date.now() + 59 * MINUTE).toISOString() },
+      });
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      const stats = (await api().get(`/api/events/${event.id}/stats/`, { token: organizer.token })).body;
+      expect(stats.checked_in_total).toBe(1);
+      const slots = stats.timeline as Array<{ at: string; check_ins: number }>;
+      expect(slots.reduce((sum, slot) => sum + slot.check_ins, 0)).toBe(1);
+    });
   });
 
   describe('limits', () => {

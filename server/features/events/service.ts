@@ -558,9 +558,9 @@ export async function deleteEvent(db: Db, event: EventRecord): Promise<void> {
 /**
  * The organizer's counts. Likes are the ones given there (between two attendees checked in to it at
  * the time: the event each like keeps); matches and conversations are the ones made there. The
- * timeline has one slot per 15 minutes, from the opening of check-in until now (or the end of the
- * after-party). Each figure adds what the rows gone since counted (`tallies.ts`, kept as they went) to
- * what the rows still there count.
+ * timeline has one slot per 15 minutes, from the opening of check-in (or the first check-in, if a
+ * later start moved it) until now (or the end of the after-party). Each figure adds what the rows
+ * gone since counted (`tallies.ts`, kept as they went) to what the rows still there count.
  */
 export async function eventStats(db: Db, event: EventRecord): Promise<EventStats> {
   const id = event.id;
@@ -580,13 +580,7 @@ export async function eventStats(db: Db, event: EventRecord): Promise<EventStats
   );
   const timeline = rowsOf<{ at: Date | string; check_ins: number; matches: number }>(
     await db.execute(sql`
-      with bounds as (
-        select date_bin('15 minutes', starts_at - ${sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`)}, timestamptz 'epoch') as first,
-          least(now(), ends_at + ${sql.raw(`interval '${EVENT_AFTER_PARTY_HOURS} hours'`)}) as last
-        from ${events} where id = ${id}
-      ), slots as (
-        select generate_series(first, last, interval '15 minutes') as at from bounds
-      ), counted as (
+      with counted as (
         select at, sum(check_ins)::int as check_ins, sum(matches)::int as matches from (
           select ${slotOf(sql`checked_in_at`)} as at, 1 as check_ins, 0 as matches from ${attendances} where event_id = ${id}
           union all
@@ -594,6 +588,15 @@ export async function eventStats(db: Db, event: EventRecord): Promise<EventStats
           union all
           select at, check_ins, matches from ${eventTallies} where event_id = ${id}
         ) contributions group by at
+      ), bounds as (
+        -- From the first slot with something in it where that is earlier: a start moved later while
+        -- check-in was open leaves the check-ins from before it on the timeline.
+        select least(date_bin('15 minutes', starts_at - ${sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`)}, timestamptz 'epoch'),
+            (select min(at) from counted)) as first,
+          least(now(), ends_at + ${sql.raw(`interval '${EVENT_AFTER_PARTY_HOURS} hours'`)}) as last
+        from ${events} where id = ${id}
+      ), slots as (
+        select generate_series(first, last, interval '15 minutes') as at from bounds
       )
       select slots.at, coalesce(counted.check_ins, 0) as check_ins, coalesce(counted.matches, 0) as matches
       from slots left join counted using (at)
