@@ -241,4 +241,22 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
     // The field scrolls its text, as a field does; the page does not.
     await fitsTheScreen(['.page-title', 'form']);
   });
+
+  it('a venue given as a map link, one long word: the event page, the list of events and the host screen', async () => {
+    const venue = `https://maps.example.com/place/${'Sala'.repeat(30)}`;
+    const event = await makeEvent(app.server, ana, { name: 'Verbena', venue });
+    await page.goto(`${app.server.url}/e/${event.code}`);
+    await page.locator('.event-venue', { hasText: venue }).waitFor();
+    await fitsTheScreen(['.event-venue']);
+
+    await checkIn(app.server, ana, event.code);
+    await page.goto(`${app.server.url}/app/events/`);
+    await page.locator('.event-venue', { hasText: venue }).waitFor();
+    await fitsTheScreen(['.event-venue']);
+
+    await page.goto(`${app.server.url}/app/events/${event.id}/host/`);
+    await page.locator('.event-venue', { hasText: venue }).waitFor();
+    await fitsTheScreen(['.event-venue']);
+    await shot('13-host-venue');
+  });
 });
