@@ -33,6 +33,12 @@ const STATS_MIN_INTERVAL_MS = 10_000;
 /** And on their own now and then, for matches and messages, which move no count. */
 const STATS_REFRESH_MS = 30_000;
 const RETRY_MS = 5000;
+/**
+ * How often the screen reads the wall clock for a sleep it was not told of: a laptop's lid closed on
+ * the screen (where the system never says the page was hidden) stops its timers while the clock goes
+ * on, and on waking the next code would come up to a window late, the dead one shown meanwhile.
+ */
+const WAKE_CHECK_MS = 5000;
 
 /** The organizer's event, wherever it is in their list (newest first: almost always the first page). */
 export async function findMine(id: number): Promise<OrganizerEvent | null> {
@@ -187,6 +193,19 @@ export function openHostScreen(id: number): () => void {
     if (document.visibilityState === 'visible') void loadQr();
   };
   document.addEventListener('visibilitychange', onVisible);
+  // Woken: the code on screen is struck through if it has run out, and a fresh one asked for at once.
+  let checked = Date.now();
+  const wakeCheck = setInterval(() => {
+    const now = Date.now();
+    // Hidden, a browser runs it once a minute; coming back in view asks for a code anyway.
+    if (now - checked > 3 * WAKE_CHECK_MS && document.visibilityState === 'visible') {
+      const { qr } = useHost.getState();
+      if (qr && Date.parse(qr.expires_at) <= serverNow()) useHost.setState({ qrExpired: true });
+      void loadQr();
+      statsSoon();
+    }
+    checked = now;
+  }, WAKE_CHECK_MS);
 
   /** The event first (mine?), then the rest; an event that could not be asked for is asked again. */
   const start = async () => {
@@ -210,6 +229,7 @@ export function openHostScreen(id: number): () => void {
     clearTimeout(statsTimer);
     clearTimeout(startTimer);
     clearTimeout(expiryTimer);
+    clearInterval(wakeCheck);
     for (const stop of stops) stop();
     document.removeEventListener('visibilitychange', onVisible);
     // Gone from the screen: this tab hears the event's news no more, unless I am at it.

@@ -115,6 +115,26 @@ describe('the host screen’s QR', () => {
     expect(doorSays(door())).toEqual(good);
   });
 
+  it('strikes the code through and asks for a fresh one at once when the computer wakes from a sleep it was not told of', async () => {
+    answers(TURN - 30_000);
+    serveQr(TURN + WINDOW);
+    renderHostScreen();
+    await run(0);
+    expect(api.eventQr).toHaveBeenCalledTimes(1);
+    // The lid closed for an hour, the page never hidden: the clock went on, the timers stood still.
+    api.eventQr.mockRejectedValue(new TypeError('Failed to fetch'));
+    vi.setSystemTime(Date.now() + 60 * 60_000);
+    // Woken, the Wi-Fi not back yet: the dead code is said to be dead within seconds, not a window on.
+    await run(5000);
+    expect(useHost.getState().qrExpired).toBe(true);
+    expect(document.querySelector('.host-qr')!.classList.contains('host-qr-expired')).toBe(true);
+    // And the fresh one comes as soon as the network answers.
+    api.eventQr.mockImplementation(async () => qrUntil(Math.ceil(Date.now() / WINDOW) * WINDOW + WINDOW));
+    await run(5000);
+    expect(useHost.getState().qrExpired).toBe(false);
+    expect(useHost.getState().qr?.token).toBe(`t${Math.ceil(Date.now() / WINDOW) * WINDOW + WINDOW}`);
+  });
+
   it('asks for no code once the event is over, whether it ends while shown or was over when opened', async () => {
     answers(TURN - 30_000);
     const endsSoon = { ...publicEvent({ id: 7, ends_at: new Date(TURN - 20_000).toISOString() }), is_organizer: true as const };
