@@ -18,6 +18,7 @@ import {
   users,
 } from '../../db/schema';
 import { partnerOf } from '../conversations/queries';
+import { isTestPlan } from '../payments/stripe-client';
 import { planPeriod } from '../../../shared/plan-prices';
 import { type BlockPosition, type EndedChatPosition, listBlocks, listEndedChats } from '../safety/service';
 import { conversationColumns, openConversationsOf } from '../safety/visibility';
@@ -106,7 +107,7 @@ export async function* accountJson(db: Db, store: MediaStore, lookupKeys: Lookup
   })},\n`;
   yield `  "subscription": ${JSON.stringify({
     active: user.hasSubscription,
-    provider: user.stripeSubscriptionId ? (user.stripeSubscriptionId.startsWith('sub_local_') ? 'local_test_checkout' : 'stripe') : null,
+    provider: user.stripeSubscriptionId ? (isTestPlan(user.stripeSubscriptionId) ? 'local_test_checkout' : 'stripe') : null,
     subscription_id: user.stripeSubscriptionId,
     // Stripe's word for it (`trialing`, `active`, `past_due` when a payment failed, ...), as the plan page
     // shows it: a plan still active whose renewal went unpaid is not one that renews as it should.

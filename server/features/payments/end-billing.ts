@@ -3,7 +3,7 @@ import type Stripe from 'stripe';
 import type { Db } from '../../db/client';
 import { users } from '../../db/schema';
 import { openStripeCheckouts } from './checkout';
-import { callStripe, cancelAtStripe, expireCheckout, isMissing, isStripeCustomer } from './stripe-client';
+import { callStripe, cancelAtStripe, expireCheckout, isMissing, isStripeCustomer, isTestPlan } from './stripe-client';
 
 export interface BillingLog {
   warn(object: object, message: string): void;
@@ -29,7 +29,7 @@ export async function endStripeBilling(db: Db, stripe: Stripe | null, userId: nu
     .from(users)
     .where(eq(users.id, userId));
   const customer = billing?.customer && isStripeCustomer(billing.customer) ? billing.customer : null;
-  const subscription = billing?.subscription?.startsWith('sub_local_') ? null : (billing?.subscription ?? null);
+  const subscription = isTestPlan(billing?.subscription) ? null : (billing?.subscription ?? null);
   const checkouts = await openStripeCheckouts(db, userId);
   if (!customer && !subscription && checkouts.length === 0) return 'none';
   if (!stripe) {

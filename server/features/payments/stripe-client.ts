@@ -88,3 +88,6 @@ export async function keepCustomerLanguage(stripe: Stripe, customer: string, lan
 
 /** A customer made at Stripe, not by the local test checkout (whose ids are `cus_local_…`). */
 export const isStripeCustomer = (customer: string) => !customer.startsWith('cus_local_');
+
+/** A plan the local test checkout gave (CHECKOUT_MODE=test, ids `sub_local_…`): its subscription exists only here. */
+export const isTestPlan = (subscription: string | null | undefined) => subscription?.startsWith('sub_local_') ?? false;

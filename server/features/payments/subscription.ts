@@ -12,7 +12,7 @@ import { SubscriptionRequired } from '../plan/service';
 import { monthsLater } from './billing';
 import { checkoutStatus, type Payments, stripeFor, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
 import type { BillingLog } from './end-billing';
-import { callStripe, isMissingCustomer, keepCustomerLanguage, PaymentsUnavailable } from './stripe-client';
+import { callStripe, isMissingCustomer, isTestPlan, keepCustomerLanguage, PaymentsUnavailable } from './stripe-client';
 import { handleStripeEvent, LOCAL_EVENTS } from './webhook';
 
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
@@ -21,9 +21,6 @@ export const testPortalUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}t
 export const NO_SUBSCRIPTION = serverText('no_subscription');
 export const BILLED_AT_STRIPE = serverText('billed_at_stripe');
 export const TEST_PLAN_ELSEWHERE = serverText('test_plan_elsewhere');
-
-/** A plan the local test checkout gave (CHECKOUT_MODE=test): its subscription exists only here. */
-const isTestPlan = (subscription: string | null | undefined) => subscription?.startsWith('sub_local_') ?? false;
 
 async function billingOf(db: DbOrTx, userId: number) {
   const [row] = await db
@@ -230,7 +227,7 @@ export async function cancelLocalSubscription(db: Db, userId: number): Promise<v
   if (!billing?.active || !billing.customer || !billing.subscription) throw new Conflict(NO_SUBSCRIPTION);
   // A plan bought at Stripe before a switch to the test checkout is billed there: cancelled here, the
   // app would say it ends while Stripe renews it. Its owner cancels it in Stripe's portal (`openPortal`).
-  if (!billing.subscription.startsWith('sub_local_')) throw new Conflict(BILLED_AT_STRIPE);
+  if (!isTestPlan(billing.subscription)) throw new Conflict(BILLED_AT_STRIPE);
   // Cancelled already: it ends when it said it would.
   if (billing.endsAt) return;
   await updateLocalPlan(db, billing, true);
@@ -250,7 +247,7 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
   if (!billing?.active || !billing.subscription || billing.endsAt) return false;
   const subscription = billing.subscription;
   try {
-    if (subscription.startsWith('sub_local_')) await cancelLocalSubscription(db, userId);
+    if (isTestPlan(subscription)) await cancelLocalSubscription(db, userId);
     else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
     else throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
   } catch (error) {
@@ -303,7 +300,7 @@ export async function resumeRenewalOfUnbanned(db: Db, stripe: Stripe | null, use
   if (!billing.active || !billing.subscription || (billing.endsAt && billing.endsAt <= new Date())) return;
   const subscription = billing.subscription;
   try {
-    if (subscription.startsWith('sub_local_')) await updateLocalPlan(db, billing, false);
+    if (isTestPlan(subscription)) await updateLocalPlan(db, billing, false);
     else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: false }));
     else throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
   } catch (error) {
