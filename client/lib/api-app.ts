@@ -74,6 +74,7 @@ function uploadFile(file: File, onProgress?: (fraction: number) => void): Promis
       timer = setTimeout(() => xhr.abort(), ANSWER_TIMEOUT_MS);
     };
     xhr.open('POST', '/api/uploads/');
+    const sent = getToken();
     for (const [name, value] of Object.entries(http.headers(false))) xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (event) => {
       wait();
@@ -92,7 +93,8 @@ function uploadFile(file: File, onProgress?: (fraction: number) => void): Promis
         resolve({ url: body.url });
         return;
       }
-      reject(toError(xhr.status, body, xhr.getResponseHeader('Retry-After')));
+      // A 401 signs out as any other call's does (`refusal`).
+      reject(http.refusal(toError(xhr.status, body, xhr.getResponseHeader('Retry-After')), sent));
     };
     const form = new FormData();
     form.append('file', file);

@@ -233,7 +233,7 @@ const query = (params: Record<string, string | number | undefined>) => {
  * calls live there, in their chunks, so the landing page does not carry them. Every call still goes
  * out through here.
  */
-export const http = { request, get, post, put, del, download, query, headers };
+export const http = { request, get, post, put, del, download, query, headers, refusal };
 
 
 export interface RegisterInput {

@@ -34,6 +34,7 @@ const fakeSocket = vi.hoisted(() => {
 vi.mock('socket.io-client', () => ({ io: () => fakeSocket }));
 
 const { api } = await import('../../client/lib/api');
+const { api: appApi } = await import('../../client/lib/api-app');
 const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
 const { askBeforeSignOut, useSession } = await import('../../client/stores/session');
 
@@ -67,6 +68,28 @@ describe('a session the server ended', () => {
   it('says the session was closed when a call finds its token unknown', async () => {
     answer(401, { detail: 'Token inválido.' });
     await expect(api.me()).rejects.toMatchObject({ status: 401 });
+    expect(assign).toHaveBeenCalledWith('/login/?ended');
+  });
+
+  it('says the session was closed when a photo upload finds its token unknown, as any other call does', async () => {
+    /** The upload's request (it goes by XMLHttpRequest, for its progress), answered 401. */
+    class RefusedUpload {
+      status = 401;
+      responseText = JSON.stringify({ detail: 'Token inválido.' });
+      upload = { onprogress: null };
+      onload: (() => void) | null = null;
+      open() {}
+      setRequestHeader() {}
+      getResponseHeader() {
+        return null;
+      }
+      send() {
+        queueMicrotask(() => this.onload?.());
+      }
+    }
+    vi.stubGlobal('XMLHttpRequest', RefusedUpload);
+    await expect(appApi.upload(new File(['x'], 'me.jpg', { type: 'image/jpeg' }))).rejects.toMatchObject({ status: 401 });
+    expect(useSession.getState().token).toBeNull();
     expect(assign).toHaveBeenCalledWith('/login/?ended');
   });
 
