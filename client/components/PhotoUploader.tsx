@@ -2,6 +2,7 @@ import { type ChangeEvent, useEffect, useRef, useState } from 'react';
 import { toast } from '../lib/toast';
 import { MAX_PHOTOS, PHOTO_GRID_COLUMNS } from '../../shared/constants';
 import { api } from '../lib/api-app';
+import { mayPass } from '../lib/api';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
 import { appendPhotos, makePrimary, removePhoto, selectPhotoFiles, thumbnail } from '../lib/photos';
@@ -10,8 +11,11 @@ import { CloseIcon } from './Icons';
 
 interface Upload {
   key: number;
+  file: File;
   preview: string;
   progress: number;
+  /** Not sent (no answer, the server down): the tile offers to send the same file again. */
+  failed?: boolean;
 }
 
 interface Props {
@@ -33,7 +37,7 @@ export function PhotoUploader({ photos, onChange, onUploading, errorId }: Props)
   const t = useT();
   const [uploads, setUploads] = useState<Upload[]>([]);
   const used = photos.length + uploads.length;
-  const uploading = uploads.length > 0;
+  const uploading = uploads.some((upload) => !upload.failed);
   useEffect(() => {
     onUploading?.(uploading);
   }, [onUploading, uploading]);
@@ -43,6 +47,32 @@ export function PhotoUploader({ photos, onChange, onUploading, errorId }: Props)
   // redrawn (its Remove: the photo made primary, or the one after the removed one), else Add photo.
   const refocus = (index: number) =>
     requestAnimationFrame(() => (grid.current?.querySelectorAll<HTMLElement>('.photo-remove')[index] ?? grid.current?.querySelector('input'))?.focus());
+
+  const discard = ({ key, preview }: Upload) => {
+    URL.revokeObjectURL(preview);
+    setUploads((current) => current.filter((upload) => upload.key !== key));
+  };
+
+  /**
+   * Sends the tile's file; its photo joins once `after` has settled. Refused (not an image, too large)
+   * the tile goes; not sent, it stays with Retry.
+   */
+  function send(upload: Upload, after: Promise<unknown> = Promise.resolve()) {
+    const update = (change: Partial<Upload>) => setUploads((current) => current.map((other) => (other.key === upload.key ? { ...other, ...change } : other)));
+    update({ failed: false, progress: 0 });
+    const sent = api.upload(upload.file, (progress) => update({ progress }));
+    return after
+      .then(() => sent)
+      .then(({ url }) => {
+        onChange((current) => appendPhotos(current, [url]));
+        discard(upload);
+      })
+      .catch((error: unknown) => {
+        toast.error(`${t('profile.uploadFailed')} ${errorMessage(error, t)}`);
+        if (mayPass(error)) update({ failed: true });
+        else discard(upload);
+      });
+  }
 
   function onFiles(event: ChangeEvent<HTMLInputElement>) {
     const files = Array.from(event.target.files ?? []);
@@ -54,20 +84,9 @@ export function PhotoUploader({ photos, onChange, onUploading, errorId }: Props)
     // primary one), whichever upload finishes first: each waits for its turn after the one before.
     let turn: Promise<unknown> = Promise.resolve();
     for (const file of accepted) {
-      const key = uploadKey++;
-      const preview = URL.createObjectURL(file);
-      setUploads((current) => [...current, { key, preview, progress: 0 }]);
-      const sent = api.upload(file, (fraction) =>
-        setUploads((current) => current.map((upload) => (upload.key === key ? { ...upload, progress: fraction } : upload))),
-      );
-      turn = turn
-        .then(() => sent)
-        .then(({ url }) => onChange((current) => appendPhotos(current, [url])))
-        .catch((error: unknown) => toast.error(`${t('profile.uploadFailed')} ${errorMessage(error, t)}`))
-        .finally(() => {
-          URL.revokeObjectURL(preview);
-          setUploads((current) => current.filter((upload) => upload.key !== key));
-        });
+      const upload = { key: uploadKey++, file, preview: URL.createObjectURL(file), progress: 0 };
+      setUploads((current) => [...current, upload]);
+      turn = send(upload, turn);
     }
   }
 
@@ -106,12 +125,28 @@ export function PhotoUploader({ photos, onChange, onUploading, errorId }: Props)
             </button>
           </li>
         ))}
-        {uploads.map((upload) => (
+        {uploads.map((upload, index) => (
           <li key={`u${upload.key}`} className="photo-slot is-uploading">
             <img src={upload.preview} alt="" />
-            <span className="photo-progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(upload.progress * 100)}>
-              {t('profile.uploading', { percent: Math.round(upload.progress * 100) })}
-            </span>
+            {upload.failed ? (
+              <>
+                <button type="button" className="photo-progress" onClick={() => send(upload)}>
+                  {t('app.retry')}
+                </button>
+                <button
+                  type="button"
+                  className="photo-action photo-remove"
+                  aria-label={t('profile.removePhoto', { n: photos.length + index + 1 })}
+                  onClick={() => discard(upload)}
+                >
+                  <CloseIcon />
+                </button>
+              </>
+            ) : (
+              <span className="photo-progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(upload.progress * 100)}>
+                {t('profile.uploading', { percent: Math.round(upload.progress * 100) })}
+              </span>
+            )}
           </li>
         ))}
         {used < MAX_PHOTOS && (
