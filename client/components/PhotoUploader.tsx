@@ -41,6 +41,12 @@ export function PhotoUploader({ photos, onChange, onUploading, errorId }: Props)
   useEffect(() => {
     onUploading?.(uploading);
   }, [onUploading, uploading]);
+  /**
+   * The photos as the next upload to land will find them: as drawn, with those landed since. Another
+   * device's save merged in meanwhile can have filled the grid.
+   */
+  const shown = useRef(photos);
+  shown.current = photos;
   const grid = useRef<HTMLUListElement>(null);
   // A star or a Remove used: the button goes (the star of the photo made primary) or moves with its
   // photo, which drops the focus to <body>. It goes on from the photo at `index` once the grid is
@@ -64,7 +70,10 @@ export function PhotoUploader({ photos, onChange, onUploading, errorId }: Props)
     return after
       .then(() => sent)
       .then(({ url }) => {
-        onChange((current) => appendPhotos(current, [url]));
+        if (shown.current.length < MAX_PHOTOS) {
+          shown.current = appendPhotos(shown.current, [url]);
+          onChange((current) => appendPhotos(current, [url]));
+        } else toast.error(t('profile.tooMany', { max: MAX_PHOTOS }));
         discard(upload);
       })
       .catch((error: unknown) => {

@@ -20,6 +20,7 @@ vi.mock('../../client/lib/api-app', () => ({
 const { PhotoUploader } = await import('../../client/components/PhotoUploader');
 const { initLanguage } = await import('../../client/lib/i18n');
 const { NetworkError, ValidationError } = await import('../../client/lib/api');
+const { useToasts } = await import('../../client/lib/toast');
 await import('../../client/lib/messages-app');
 
 describe('<PhotoUploader> while photos go up', () => {
@@ -35,6 +36,7 @@ describe('<PhotoUploader> while photos go up', () => {
     answers.length = 0;
     failures.length = 0;
     sentFiles.length = 0;
+    useToasts.setState({ toasts: [] });
   });
 
   it('says it is uploading from the pick until the last upload is answered', async () => {
@@ -89,6 +91,21 @@ describe('<PhotoUploader> while photos go up', () => {
     expect(screen.getAllByRole('button', { name: 'Try again' })).toHaveLength(1);
     fireEvent.click(screen.getByRole('button', { name: 'Remove photo 1' }));
     expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+    expect(screen.getByTestId('photo-grid').querySelectorAll('.is-uploading')).toHaveLength(0);
+  });
+
+  it('says so when a photo lands on a grid that another device’s save filled meanwhile', async () => {
+    const urls = (n: number) => Array.from({ length: n }, (_, i) => `/media/p${i + 1}.webp`);
+    let photos = urls(5);
+    const onChange = (update: (current: string[]) => string[]) => (photos = update(photos));
+    const { rerender } = render(<PhotoUploader photos={photos} onChange={onChange} />);
+    fireEvent.change(screen.getByTestId('photo-input'), { target: { files: [new File(['x'], 'me.png', { type: 'image/png' })] } });
+    // The other device's sixth photo comes into the form (`rebase`) while this one goes up.
+    photos = urls(6);
+    rerender(<PhotoUploader photos={photos} onChange={onChange} />);
+    await act(async () => answers[0]!({ url: '/media/me.webp' }));
+    expect(photos).toEqual(urls(6));
+    expect(useToasts.getState().toasts.map((item) => item.message)).toContain('You can upload up to 6 photos.');
     expect(screen.getByTestId('photo-grid').querySelectorAll('.is-uploading')).toHaveLength(0);
   });
 });
