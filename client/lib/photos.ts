@@ -17,11 +17,11 @@ export function appendPhotos(current: readonly string[], added: readonly string[
 /**
  * The photos changed here (`mine`) and on another device (`theirs`) since both were `base`: the order
  * made here, without what the other device removed (deleted on the server with its save), with what it
- * added after them (a save leaves out, deletes).
+ * added after them (a save leaves out, deletes), cut to `max`.
  */
-export function mergePhotos(base: readonly string[], mine: readonly string[], theirs: readonly string[]): string[] {
+export function mergePhotos(base: readonly string[], mine: readonly string[], theirs: readonly string[], max = MAX_PHOTOS): string[] {
   const kept = mine.filter((url) => theirs.includes(url) || !base.includes(url));
-  return appendPhotos(kept, theirs.filter((url) => !base.includes(url) && !mine.includes(url)));
+  return appendPhotos(kept, theirs.filter((url) => !base.includes(url) && !mine.includes(url)), max);
 }
 
 export function removePhoto(current: readonly string[], index: number): string[] {

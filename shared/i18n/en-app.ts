@@ -165,6 +165,7 @@ export const enApp = {
   'profile.completeToJoin': 'Complete your profile to get into {event}: your place is kept.',
   'profile.checkFields': 'Please check the highlighted fields.',
   'profile.changedElsewhere': 'Your profile was changed on another device. Its changes are shown here now, with yours kept over them.',
+  'profile.photosLeftOut': 'Only {max} photos fit: those added there that are not shown here will be deleted when you save.',
   'profile.undoMine': 'Undo my changes',
   'gender.male': 'Male',
   'gender.female': 'Female',

@@ -166,6 +166,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profile.completeToJoin': 'Completa tu perfil para entrar en {event}: te guardamos el sitio.',
   'profile.checkFields': 'Revisa los campos marcados.',
   'profile.changedElsewhere': 'Tu perfil cambió en otro dispositivo. Sus cambios ya se ven aquí, con los tuyos por encima.',
+  'profile.photosLeftOut': 'Solo caben {max} fotos: las añadidas allí que no se ven aquí se borrarán al guardar.',
   'profile.undoMine': 'Deshacer mis cambios',
   'gender.male': 'Hombre',
   'gender.female': 'Mujer',

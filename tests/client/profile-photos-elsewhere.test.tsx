@@ -6,6 +6,13 @@
  */
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+/** A photo picked here goes up at once, as `/media/mine<n>.webp`. */
+vi.mock('../../client/lib/api-app', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../client/lib/api-app')>();
+  let uploaded = 0;
+  return { api: { ...original.api, upload: async () => ({ url: `/media/mine${++uploaded}.webp` }) } };
+});
 import { initLanguage, useMessages } from '../../client/lib/i18n';
 import { appMessages } from '../../client/lib/messages-app';
 import { toast } from '../../client/lib/toast';
@@ -14,6 +21,7 @@ import { useProfile } from '../../client/stores/profile';
 import { useSession } from '../../client/stores/session';
 import type { OwnProfile, ProfileInput } from '../../shared/schemas/users';
 import { en } from '../../shared/i18n/en';
+import { MAX_PHOTOS } from '../../shared/constants';
 import { currentUser } from '../helpers/current-user';
 import { renderAt } from '../helpers/render-at';
 
@@ -92,5 +100,22 @@ describe('photos changed here and on another device', () => {
 
     await act(async () => fireEvent.click(screen.getByRole('button', { name: en['profile.save'] })));
     expect(photosSent(sent[0]!)).toEqual(['/media/c.webp', '/media/a.webp', null, null, null, null]);
+  });
+
+  it('keeps the first six when both devices added photos past six, and says the other device’s extras go with the save', async () => {
+    URL.createObjectURL = () => 'blob:preview';
+    URL.revokeObjectURL = () => {};
+    const sent = await openForm(['/media/a.webp', '/media/b.webp', '/media/c.webp', '/media/d.webp']);
+    const png = (name: string) => new File(['x'], name, { type: 'image/png' });
+    await act(async () => fireEvent.change(screen.getByTestId('photo-input'), { target: { files: [png('1.png'), png('2.png')] } }));
+    expect(shown()).toEqual(['/media/a.webp', '/media/b.webp', '/media/c.webp', '/media/d.webp', '/media/mine1.webp', '/media/mine2.webp']);
+
+    // The phone added two photos too, and saved.
+    act(() => useProfile.setState({ profile: withPhotos('v2', ['/media/a.webp', '/media/b.webp', '/media/c.webp', '/media/d.webp', '/media/e.webp', '/media/f.webp']) }));
+    expect(shown()).toEqual(['/media/a.webp', '/media/b.webp', '/media/c.webp', '/media/d.webp', '/media/mine1.webp', '/media/mine2.webp']);
+    expect(screen.getByRole('status').textContent).toContain(en['profile.photosLeftOut'].replace('{max}', String(MAX_PHOTOS)));
+
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: en['profile.save'] })));
+    expect(photosSent(sent[0]!)).toEqual(['/media/a.webp', '/media/b.webp', '/media/c.webp', '/media/d.webp', '/media/mine1.webp', '/media/mine2.webp']);
   });
 });

@@ -3,7 +3,7 @@ import { useLocation } from 'wouter';
 import { goBack, useBackCloses } from '../../lib/back-closes';
 import { revealFirstError } from '../../lib/reveal-error';
 import { toast } from '../../lib/toast';
-import { BIO_MAX_LENGTH, DEFAULT_GENDER, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Gender, GENDERS, NAME_MAX_LENGTH } from '../../../shared/constants';
+import { BIO_MAX_LENGTH, DEFAULT_GENDER, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Gender, GENDERS, MAX_PHOTOS, NAME_MAX_LENGTH } from '../../../shared/constants';
 import { fitPaste, maxUnits } from '../../../shared/text-length';
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
 import type { OwnProfile, ProfileInput } from '../../../shared/schemas/users';
@@ -31,6 +31,8 @@ import { BusyButton } from '../../components/BusyButton';
 interface Form {
   /** Merged with a save made on another device (`rebase`): the form says so until it is saved or undone. */
   elsewhere?: boolean;
+  /** Merged with more photos than fit: some the other device added are left out, and go with the save. */
+  photosLeftOut?: boolean;
   name: string;
   bio: string;
   gender: Gender;
@@ -80,9 +82,14 @@ export function toInput(form: Form): ProfileInput {
 function rebase(form: Form, from: OwnProfile, profile: OwnProfile, elsewhere: boolean): Form {
   const before = toForm(from);
   const kept = Object.entries(form).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(before[key as keyof Form]));
-  const merged: Form = { ...toForm(profile), ...Object.fromEntries(kept), elsewhere };
-  // Photos changed here too: both devices' additions and removals are kept (a photo left out is deleted).
-  if (kept.some(([key]) => key === 'photos')) merged.photos = mergePhotos(before.photos, form.photos, toForm(profile).photos);
+  const merged: Form = { ...toForm(profile), ...Object.fromEntries(kept), elsewhere, photosLeftOut: undefined };
+  // Photos changed here too: both devices' additions and removals are kept, the first MAX_PHOTOS of
+  // them (a photo left out is deleted), and the form says when some did not fit.
+  if (kept.some(([key]) => key === 'photos')) {
+    const photos = mergePhotos(before.photos, form.photos, toForm(profile).photos, Infinity);
+    merged.photos = photos.slice(0, MAX_PHOTOS);
+    if (photos.length > MAX_PHOTOS) merged.photosLeftOut = true;
+  }
   return merged;
 }
 
@@ -282,7 +289,10 @@ export function EditProfile() {
       {incomplete && <p className="notice">{held ? ti('profile.completeToJoin', { event: held }) : t('profile.completeFirst')}</p>}
       {form.elsewhere && dirty && (
         <div className="notice changed-notice">
-          <p role="status">{t('profile.changedElsewhere')}</p>
+          <p role="status">
+            {t('profile.changedElsewhere')}
+            {form.photosLeftOut && ` ${t('profile.photosLeftOut', { max: MAX_PHOTOS })}`}
+          </p>
           <button type="button" className="btn btn-small btn-ghost" onClick={() => setForm(toForm(profile!))}>
             {t('profile.undoMine')}
           </button>
