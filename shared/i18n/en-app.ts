@@ -136,6 +136,7 @@ export const enApp = {
   'profile.makePrimary': 'Make photo {n} the primary one',
   'profile.uploading': 'Uploading… {percent}%',
   'profile.onlyImages': 'Only image files can be uploaded.',
+  'profile.photoError': 'Photo {n}: {message}',
   'profile.tooMany': 'You can upload up to {max} photos.',
   'profile.uploadFailed': 'The photo could not be uploaded.',
   'profile.bio': 'Bio',

@@ -137,6 +137,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'profile.makePrimary': 'Hacer principal la foto {n}',
   'profile.uploading': 'Subiendo… {percent}\u00a0%',
   'profile.onlyImages': 'Solo se pueden subir imágenes.',
+  'profile.photoError': 'Foto {n}: {message}',
   'profile.tooMany': 'Puedes subir como máximo {max} fotos.',
   'profile.uploadFailed': 'No se pudo subir la foto.',
   'profile.bio': 'Bio',

@@ -102,6 +102,28 @@ describe('a refused form', () => {
     expect(description(bio)).toBe(SERVER_MESSAGES.blank.es);
     expect(screen.queryAllByRole('alert')).toEqual([]);
   });
+
+  it('says which photo the server refused (one swept while the form stood open a day), until the photos change', async () => {
+    function Page() {
+      useMessages(appMessages);
+      return <EditProfile />;
+    }
+    useSession.setState({ token: 'token', user: currentUser() });
+    useProfile.setState({
+      profile: { ...profileNamed('Ana'), bio: 'Hola', image: '/media/a.webp', image2: '/media/b.webp' },
+      load: async () => {},
+      save: async () => {
+        throw new ValidationError({ image2: [SERVER_MESSAGES.invalid_image.es] });
+      },
+    });
+    renderAt('/app/profile/', <Page />);
+    await act(async () => fireEvent.click(await screen.findByRole('button', { name: es['profile.save'] })));
+    const addPhoto = screen.getByTestId('photo-input');
+    expect(description(addPhoto)).toBe(es['profile.photoError'].replace('{n}', '2').replace('{message}', SERVER_MESSAGES.invalid_image.es));
+    // Taken out: what was said of photo 2 would now be said of another.
+    fireEvent.click(screen.getByRole('button', { name: es['profile.removePhoto'].replace('{n}', '2') }));
+    expect(description(addPhoto)).toBe('');
+  });
 });
 
 describe('the server’s lines on the auth forms, in English', () => {

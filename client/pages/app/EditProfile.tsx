@@ -6,7 +6,7 @@ import { toast } from '../../lib/toast';
 import { BIO_MAX_LENGTH, DEFAULT_GENDER, DEFAULT_MAX_MATCHING_AGE, DEFAULT_MIN_MATCHING_AGE, type Gender, GENDERS, MAX_PHOTOS, NAME_MAX_LENGTH } from '../../../shared/constants';
 import { fitPaste, maxUnits } from '../../../shared/text-length';
 import type { FieldErrors as FieldErrorMap } from '../../../shared/schemas/common';
-import type { OwnProfile, ProfileInput } from '../../../shared/schemas/users';
+import type { ImageField, OwnProfile, ProfileInput } from '../../../shared/schemas/users';
 import { AgeRange } from '../../components/AgeRange';
 import { FieldErrors } from '../../components/AuthLayout';
 import { DateField } from '../../components/DateField';
@@ -281,7 +281,8 @@ export function EditProfile() {
 
   const toggleGender = (gender: Gender) =>
     set('genders_to_match', form.genders_to_match.includes(gender) ? form.genders_to_match.filter((g) => g !== gender) : [...form.genders_to_match, gender]);
-  const imageErrors = IMAGE_FIELDS_LIST.flatMap((field) => errors[field] ?? []);
+  // Each said of the photo it is about (a photo of a form left open a day, swept meanwhile), by its place.
+  const imageErrors = IMAGE_FIELDS_LIST.flatMap((field, i) => (errors[field] ?? []).map((message) => (form.photos[i] ? t('profile.photoError', { n: i + 1, message }) : message)));
 
   return (
     <section className="page edit-profile">
@@ -310,7 +311,11 @@ export function EditProfile() {
           <legend>{t('profile.photos')}</legend>
           <PhotoUploader
             photos={form.photos}
-            onChange={(update) => setForm((current) => (current ? { ...current, photos: update(current.photos) } : current))}
+            onChange={(update) => {
+              setForm((current) => (current ? { ...current, photos: update(current.photos) } : current));
+              // Said of photos by their places, which have changed.
+              setErrors((current) => Object.fromEntries(Object.entries(current).filter(([field]) => !IMAGE_FIELDS_LIST.includes(field as ImageField))));
+            }}
             onUploading={setUploading}
             errorId={imageErrors.length ? 'image-error' : undefined}
           />
