@@ -13,6 +13,8 @@ export const OUTBOX_KEY = 'chat_outbox:';
 export const ANALYTICS_KEY = 'analytics_unsent';
 /** The server's Google client id as this device last read it (`components/GoogleButton.tsx`). */
 export const GOOGLE_CLIENT_KEY = 'google_client_id';
+/** The start of a form's draft key, in session storage: what was typed in it so far (`lib/draft.ts`). */
+export const DRAFT_KEY = 'draft:';
 
 /** A key's value; null when it is not there or storage cannot be read (private mode, say). */
 export function readStorage(key: string): string | null {
@@ -49,9 +51,13 @@ export function storeLanguage(language: Language) {
 export function clearStorage({ keepOutbox = false, deleted = false } = {}) {
   const kept = deleted ? [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY] : [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, PENDING_JOIN_KEY];
   removeKeys((key) => !kept.includes(key) && !(keepOutbox && key.startsWith(OUTBOX_KEY)));
+  dropDrafts();
 }
 
-/** Removes every key of local storage that `drop` picks. */
-export function removeKeys(drop: (key: string) => boolean) {
-  for (const key of Object.keys(window.localStorage)) if (drop(key)) window.localStorage.removeItem(key);
+/** Removes every key of local storage (or `storage`) that `drop` picks. */
+export function removeKeys(drop: (key: string) => boolean, storage = window.localStorage) {
+  for (const key of Object.keys(storage)) if (drop(key)) storage.removeItem(key);
 }
+
+/** The forms' drafts go with the session they were typed in: at a sign-in or sign-out, here or in another tab. */
+export const dropDrafts = () => removeKeys((key) => key.startsWith(DRAFT_KEY), window.sessionStorage);

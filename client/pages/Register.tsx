@@ -5,6 +5,7 @@ import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
 import { EMAIL_TAKEN_EN, EMAIL_TAKEN_ES } from '../../shared/i18n/email-taken';
 import { useAuthForm } from '../lib/use-auth-form';
+import { useDraft } from '../lib/draft';
 
 const FIELDS = [
   { name: 'first_name', label: 'register.firstName', type: 'text', autoComplete: 'given-name' },
@@ -13,9 +14,12 @@ const FIELDS = [
   { name: 'password', label: 'auth.password', type: 'password', autoComplete: 'new-password' },
   { name: 'password2', label: 'register.password2', type: 'password', autoComplete: 'new-password' },
 ] as const;
+/** What a reload gives back as it was typed: all but the passwords. */
+const KEPT = FIELDS.filter((field) => field.type !== 'password');
 
 export function Register() {
   const { t, navigate, redirect, errors, busy, enter, onSubmit } = useAuthForm();
+  const { draft, keep } = useDraft<Record<string, string>>('register');
   if (redirect) return <Redirect to={redirect} replace />;
   // The same constant the server answers with, in either language (a switch says it again in the other).
   const emailTaken = errors.username?.some((line) => line === EMAIL_TAKEN_EN || line === EMAIL_TAKEN_ES);
@@ -28,6 +32,7 @@ export function Register() {
       password: value('password'),
       password2: value('password2'),
     });
+    keep(null);
     toast.success(t('register.success'), { position: 'bottom-right', key: REGISTERED_TOAST });
     navigate('/login/', { state: { email: value('username') } });
   });
@@ -35,7 +40,14 @@ export function Register() {
   return (
     <AuthLayout title={t('register.title')}>
       <GoogleButton label={t('register.google')} onToken={enter} />
-      <form className="form" onSubmit={submit}>
+      <form
+        className="form"
+        onSubmit={submit}
+        onChange={(event) => {
+          const data = new FormData(event.currentTarget);
+          keep(Object.fromEntries(KEPT.map(({ name }) => [name, String(data.get(name))])));
+        }}
+      >
         {FIELDS.map((field) => (
           <FormField
             key={field.name}
@@ -43,6 +55,7 @@ export function Register() {
             label={t(field.label)}
             type={field.type}
             autoComplete={field.autoComplete}
+            defaultValue={draft?.[field.name]}
             errors={errors[field.name]}
           >
             {field.name === 'username' && emailTaken && (

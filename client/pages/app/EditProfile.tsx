@@ -27,6 +27,7 @@ import { refreshWhenVisible } from '../../lib/when-visible';
 import { useProfile } from '../../stores/profile';
 import { useSession } from '../../stores/session';
 import { BusyButton } from '../../components/BusyButton';
+import { useDraft } from '../../lib/draft';
 
 interface Form {
   /** Merged with a save made on another device (`rebase`): the form says so until it is saved or undone. */
@@ -110,6 +111,8 @@ export function EditProfile() {
   // On the way into an event (its QR at the door, or Join): the place kept there waits for this profile.
   const held = incomplete && getPendingJoin()?.name;
   const [form, setForm] = useState<Form | null>(null);
+  // What was typed before a reload, or before the phone discarded the tab: the form opens with it.
+  const { draft, keep } = useDraft<Form>('profile');
   const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const [uploading, setUploading] = useState(false);
@@ -122,7 +125,8 @@ export function EditProfile() {
   const revealErrors = useRef(false);
   const [, navigate] = useLocation();
   // A photo on its way up is a change too: leaving now would lose it as surely as one already in.
-  const dirty = uploading || (form !== null && profile != null && changed(form, profile));
+  const edited = form !== null && profile != null && changed(form, profile);
+  const dirty = uploading || edited;
 
   /** The load failed (no answer, or the server's error): the page says which, and loads again when the socket next connects. */
   const [loadFailed, setLoadFailed] = useState<LoadFailure | null>(null);
@@ -148,8 +152,15 @@ export function EditProfile() {
     if (!profile || profile.version === from?.version) return;
     filledFrom.current = profile;
     const elsewhere = !saving.current;
-    setForm((current) => (current && from && changed(current, from) ? rebase(current, from, profile, elsewhere) : toForm(profile)));
+    setForm((current) => {
+      if (current && from && changed(current, from)) return rebase(current, from, profile, elsewhere);
+      return !from && draft ? { ...toForm(profile), ...draft, elsewhere: false } : toForm(profile);
+    });
   }, [profile]);
+  // Kept while it holds changes; gone once they are saved, undone or discarded.
+  useEffect(() => {
+    if (form) keep(edited ? form : null);
+  }, [form, edited]);
   useEffect(() => {
     if (!revealErrors.current) return;
     revealErrors.current = false;
@@ -250,6 +261,7 @@ export function EditProfile() {
     try {
       saving.current = true;
       await save(toInput(form));
+      keep(null);
       // The errors of earlier attempts are fixed now: they should not linger over the success.
       toast.dismiss();
       toast.success(t('profile.saved'));
@@ -402,6 +414,7 @@ export function EditProfile() {
               return;
             }
             // Made once the guard's and this sheet's entries are gone back over: back from there comes here, once.
+            keep(null);
             navigate(leavingTo);
           }}
           onClose={() => setLeavingTo(null)}
