@@ -20,6 +20,7 @@ const CLIENT_IN_PROCESSES = [
   'tests/client/plan-account-changed.test.ts',
   'tests/client/safety.test.tsx',
   'tests/client/session-suspended.test.ts',
+  'tests/client/signed-in-elsewhere.test.tsx',
 ];
 
 export default defineConfig({

@@ -2,7 +2,7 @@ import type { CurrentUser } from '../../shared/schemas/users';
 import { readCache, writeCache } from '../lib/device-cache';
 import { useLanguage } from '../lib/i18n';
 import { reloadWhenServerAnswers } from '../lib/new-build';
-import { dropDrafts, getStoredLanguage, getToken, LANGUAGE_KEY, TOKEN_KEY } from '../lib/storage';
+import { getStoredLanguage, getToken, LANGUAGE_KEY } from '../lib/storage';
 import { keepUserWith, useSession } from './session';
 
 /**
@@ -30,16 +30,6 @@ keepUserWith({
 // the next opening would show the user as they were (the banner asking to verify, until the answer).
 const { token, user, fromDevice } = useSession.getState();
 if (token && user && !fromDevice) keep(token, user);
-
-// Another tab of this browser signed in, signed out, or was given a new token by a password change:
-// this one follows at once, starting again with whatever session storage holds now (none: signed out),
-// without the drafts of the session it leaves.
-window.addEventListener('storage', (event) => {
-  if (event.storageArea !== window.localStorage || (event.key !== null && event.key !== TOKEN_KEY)) return;
-  if (getToken() === useSession.getState().token) return;
-  dropDrafts();
-  window.location.reload();
-});
 
 // Another tab switched the language (Settings, the top bar): this one speaks it too, as it follows
 // the theme (index.html). A copy this older tab cannot load went out with its build (the other tab

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { keepSignIn } from '../lib/analytics-unsent';
 import { api, logFailure, setUnauthorizedHandler } from '../lib/api';
-import { clearStorage, getToken, setToken } from '../lib/storage';
+import { clearStorage, dropDrafts, getToken, setToken, TOKEN_KEY } from '../lib/storage';
 
 interface SessionState {
   token: string | null;
@@ -239,5 +239,15 @@ export function countUnsentWith(count: () => number) {
 }
 
 setUnauthorizedHandler(endRevokedSession);
+
+// Another tab of this browser signed in, signed out, or was given a new token by a password change:
+// this one follows at once, starting again with whatever session storage holds now (none: signed out),
+// without the drafts of the session it leaves. On every page: a login page left open goes into the app.
+window.addEventListener('storage', (event) => {
+  if (event.storageArea !== window.localStorage || (event.key !== null && event.key !== TOKEN_KEY)) return;
+  if (getToken() === useSession.getState().token) return;
+  dropDrafts();
+  window.location.reload();
+});
 
 export const displayName = (user: CurrentUser) => `${user.first_name} ${user.last_name}`.trim() || user.email;
