@@ -15,7 +15,7 @@ export interface MenuItem {
 /**
  * A button that opens a small menu (WAI-ARIA menu button): the first item takes focus, arrows move,
  * Escape closes and gives focus back to the button; a tap outside, Tab or the back gesture closes it.
- * The toasts up when it opens make way, as for a sheet (Sheet.tsx): one would cover its first item.
+ * The toasts up when it opens make way, as for a sheet (`toast.makeWay`): one would cover its first item.
  */
 export function Menu({
   label,
@@ -41,13 +41,16 @@ export function Menu({
 
   useEffect(() => {
     if (!open) return;
-    toast.dismiss();
+    const toastsBack = toast.makeWay();
     root.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus();
     const outside = (event: PointerEvent) => {
       if (!root.current?.contains(event.target as Node)) setOpen(false);
     };
     document.addEventListener('pointerdown', outside);
-    return () => document.removeEventListener('pointerdown', outside);
+    return () => {
+      toastsBack();
+      document.removeEventListener('pointerdown', outside);
+    };
   }, [open]);
 
   function close(refocus: boolean) {

@@ -16,9 +16,8 @@ const focusables = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>
  * A modal dialog, shown as a bottom sheet on a phone and a card on a wide screen. Focus goes to the
  * element marked `data-autofocus` (else the first control), stays inside while open (Tab wraps),
  * and returns to what had it when the sheet closes (the page's heading when that is gone); Escape, a tap outside and the back gesture
- * (`useBackCloses`) close it unless `busy`. The toasts up when it opens ("Report sent…", read already)
- * make way: above it, they would cover its title and focused control on a phone; those raised while
- * it is open still show over it.
+ * (`useBackCloses`) close it unless `busy`. The toasts up when it opens make way (`toast.makeWay`):
+ * above it, they would cover its title and focused control on a phone.
  * Hand-written rather than a dialog library: the app's bundle budget has a few KB left, and the
  * native <dialog> has no showModal in jsdom, where its tests run.
  */
@@ -31,13 +30,14 @@ export function Sheet({ labelledBy, onClose, busy = false, children }: { labelle
   });
 
   useEffect(() => {
-    toast.dismiss();
+    const toastsBack = toast.makeWay();
     const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const node = ref.current;
     if (node) (node.querySelector<HTMLElement>('[data-autofocus]') ?? focusables(node)[0] ?? node).focus();
     const overflow = document.body.style.overflow;
     document.body.style.overflow = 'hidden';
     return () => {
+      toastsBack();
       document.body.style.overflow = overflow;
       if (previous?.isConnected) return previous.focus();
       // What opened it went with what it did (leaving the event takes its card, unblocking a person

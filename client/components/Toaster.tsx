@@ -47,13 +47,14 @@ export function Toaster() {
   );
 }
 
-/** What holds a toast's countdown: the pointer on it, the focus in it, or the page out of sight. */
-type Hold = 'pointer' | 'focus' | 'hidden';
+/** What holds a toast's countdown: the pointer on it, the focus in it, the page out of sight, or a sheet over it. */
+type Hold = 'pointer' | 'focus' | 'hidden' | 'aside';
 
 /**
  * Closes itself after TOAST_AUTO_CLOSE_MS. The countdown (and its progress bar) waits while anything
  * holds it: the pointer or the focus on it, or the page hidden — a phone put away or another app in
- * front — so that a toast raised just before is still there to read on coming back.
+ * front — so that a toast raised just before is still there to read on coming back — or a sheet open
+ * over it (`aside`).
  */
 function ToastView({ item }: { item: Toast }) {
   const t = useT();
@@ -93,10 +94,12 @@ function ToastView({ item }: { item: Toast }) {
       stop();
     };
   }, []);
+  useEffect(() => (item.aside ? hold('aside') : release('aside')), [item.aside]);
 
   return (
     <div
       className={`toast toast-${item.kind}`}
+      data-aside={item.aside || undefined}
       data-held={held || undefined}
       style={{ '--toast-ms': `${TOAST_AUTO_CLOSE_MS}ms` } as CSSProperties}
       onMouseEnter={() => hold('pointer')}

@@ -24,6 +24,8 @@ export interface Toast extends Omit<ToastOptions, 'position'> {
   /** Copy with a person's name in it comes with the name in a <bdi> (`ti`). */
   message: ReactNode;
   position: ToastPosition;
+  /** Hidden, its countdown held, while a sheet or a menu is open over it (`makeWay`). */
+  aside?: boolean;
 }
 
 /** The sign-up's "now sign in": done with once the app is open. */
@@ -32,6 +34,8 @@ export const REGISTERED_TOAST = 'registered';
 export const useToasts = create<{ toasts: Toast[] }>()(() => ({ toasts: [] }));
 
 let lastId = 0;
+/** The sheets and menus open. */
+let overlays = 0;
 const raise = (kind: ToastKind) => (message: ReactNode, options: ToastOptions = {}) => {
   const item: Toast = { ...options, id: ++lastId, kind, message, position: options.position ?? 'top-right' };
   useToasts.setState((state) => ({
@@ -52,6 +56,20 @@ export const toast = {
   /** The chat messages' toasts (`key`: one conversation's), once the page come to shows them itself. */
   dismissMessages: (key?: string) =>
     useToasts.setState((state) => ({ toasts: state.toasts.filter((item) => item.kind !== 'message' || (key !== undefined && item.key !== key)) })),
+  /**
+   * A sheet or a menu opens: the toasts up would cover its title and first control on a phone. One that
+   * only says something goes (read already); one that leads somewhere (a message, "complete your
+   * profile") is put aside, hidden with its countdown held, and comes back once the last one closes.
+   * Those raised while it is open show over it. Answers the close.
+   */
+  makeWay: () => {
+    overlays += 1;
+    useToasts.setState((state) => ({ toasts: state.toasts.filter((item) => item.href).map((item) => ({ ...item, aside: true })) }));
+    return () => {
+      overlays -= 1;
+      if (overlays === 0) useToasts.setState((state) => ({ toasts: state.toasts.map((item) => ({ ...item, aside: false })) }));
+    };
+  },
 };
 
 // A toast is said in the language of its moment: a switch of language puts away the ones up.

@@ -2,6 +2,7 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TOAST_AUTO_CLOSE_MS } from '../../shared/constants';
+import { Sheet } from '../../client/components/Sheet';
 import { Toaster } from '../../client/components/Toaster';
 import { initLanguage } from '../../client/lib/i18n';
 import { toast } from '../../client/lib/toast';
@@ -74,5 +75,31 @@ describe('a toast', () => {
     fireEvent.mouseLeave(shown()!.closest('.toast')!);
     wait(TOAST_AUTO_CLOSE_MS + 100);
     expect(shown()).toBeNull();
+  });
+});
+
+describe('a sheet opened over the toasts', () => {
+  const linked = () => screen.getByText('Te espero fuera.').closest('.toast')!;
+
+  it('puts away a toast that only says something, and keeps one that leads somewhere for after it, with the time it had left', () => {
+    act(() => void toast.message('Te espero fuera.', { title: 'Jon', href: '/app/chat/7' }));
+    act(() => void toast.success('Saved.'));
+    wait(1000);
+    const sheet = render(
+      <Sheet labelledBy="title" onClose={() => {}}>
+        <h2 id="title">Report</h2>
+      </Sheet>,
+    );
+    expect(shown()).toBeNull();
+    // Out of sight and of the way of the sheet's title and buttons, not gone.
+    expect(linked().hasAttribute('data-aside')).toBe(true);
+    wait(10 * TOAST_AUTO_CLOSE_MS);
+
+    sheet.unmount();
+    expect(linked().hasAttribute('data-aside')).toBe(false);
+    wait(TOAST_AUTO_CLOSE_MS - 1000 - 100);
+    expect(screen.queryByText('Te espero fuera.')).not.toBeNull();
+    wait(200);
+    expect(screen.queryByText('Te espero fuera.')).toBeNull();
   });
 });
