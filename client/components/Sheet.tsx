@@ -50,10 +50,12 @@ export function Sheet({ labelledBy, onClose, busy = false, children }: { labelle
   }, []);
 
   // What changed in it (a failure's line above the buttons) may have pushed the focused control out of
-  // the sheet's view: scrolled back, so that a user sees the button they pressed.
+  // the sheet's view: scrolled back, so that a user sees the button they pressed — with the actions
+  // around it, or Cancel under it would stay past the sheet's edge (a report's limit line on a phone).
   // (In braces: Chromium's scrollIntoView answers a promise, which React would take for a cleanup.)
   useEffect(() => {
-    ref.current?.querySelector(':focus')?.scrollIntoView?.({ block: 'nearest' });
+    const focused = ref.current?.querySelector(':focus');
+    (focused?.closest('.sheet-actions') ?? focused)?.scrollIntoView?.({ block: 'nearest' });
   });
 
   function onKeyDown(event: KeyboardEvent) {

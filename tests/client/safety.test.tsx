@@ -303,6 +303,35 @@ describe('Report', () => {
     await waitFor(() => expect(onDone).toHaveBeenCalledOnce());
     expect(await blocked()).toContain(others[2]!.id);
   });
+
+  it('keeps Cancel in view with the focused button when the limit line pushes them down the sheet', async () => {
+    const { me } = await matchedPair();
+    const others = await Promise.all([1, 2, 3].map(() => makeCompletedUser(server, man)));
+    for (const other of others.slice(0, 2)) {
+      expect((await api().post('/api/reports/', { token: me.token, json: { user_id: other.id, reason: 'spam' } })).status).toBe(201);
+    }
+    // jsdom lays nothing out: what the sheet scrolls into view is what it asks to.
+    const scrolled: Element[] = [];
+    HTMLElement.prototype.scrollIntoView = function (this: HTMLElement) {
+      scrolled.push(this);
+    };
+    try {
+      renderDialog('report', { id: others[2]!.id, name: 'Carl' });
+      fireEvent.click(screen.getByRole('radio', { name: en['safety.reason.fake_profile'] }));
+      const send = screen.getByRole('button', { name: en['safety.report.send'] });
+      send.focus();
+      fireEvent.click(send);
+      await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(en['safety.report.throttled']));
+      await waitFor(() => expect(send.getAttribute('aria-disabled')).toBe('false'));
+
+      expect(document.activeElement).toBe(send);
+      const last = scrolled.at(-1)!;
+      expect(last.contains(send)).toBe(true);
+      expect(last.contains(screen.getByRole('button', { name: en['safety.cancel'] }))).toBe(true);
+    } finally {
+      delete (HTMLElement.prototype as Partial<HTMLElement>).scrollIntoView;
+    }
+  });
 });
 
 describe('the ⋮ menu', () => {
