@@ -72,10 +72,14 @@ export function Sheet({ labelledBy, onClose, busy = false, children }: { labelle
       event.preventDefault();
       return;
     }
-    if (event.shiftKey && (document.activeElement === first || document.activeElement === ref.current)) {
+    // A group of radios is one stop for Tab: from any of its radios (the one checked, say the third), Tab
+    // goes past the whole group, out of the sheet when the group is its first or last stop.
+    const active = document.activeElement;
+    const stop = (item: Element | null) => (item instanceof HTMLInputElement && item.type === 'radio' && item.name) || item;
+    if (event.shiftKey && (stop(active) === stop(first) || active === ref.current)) {
       event.preventDefault();
       last.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
+    } else if (!event.shiftKey && stop(active) === stop(last)) {
       event.preventDefault();
       first.focus();
     }
