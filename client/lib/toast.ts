@@ -53,6 +53,8 @@ export const toast = {
   /** One toast (by its id, or its key), or all of them. */
   dismiss: (which?: number | string) =>
     useToasts.setState((state) => ({ toasts: which === undefined ? [] : state.toasts.filter((item) => item.id !== which && item.key !== which) })),
+  /** All but the chat messages' toasts, each the way to a message not read yet: what the app said is done with. */
+  dismissSaid: () => useToasts.setState((state) => ({ toasts: state.toasts.filter((item) => item.kind === 'message') })),
   /** The chat messages' toasts (`key`: one conversation's), once the page come to shows them itself. */
   dismissMessages: (key?: string) =>
     useToasts.setState((state) => ({ toasts: state.toasts.filter((item) => item.kind !== 'message' || (key !== undefined && item.key !== key)) })),

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError } from '../../client/lib/api';
 import { initLanguage, useMessages } from '../../client/lib/i18n';
 import { appMessages } from '../../client/lib/messages-app';
-import { toast } from '../../client/lib/toast';
+import { toast, useToasts } from '../../client/lib/toast';
 import { EditProfile } from '../../client/pages/app/EditProfile';
 import { Register } from '../../client/pages/Register';
 import { useProfile } from '../../client/stores/profile';
@@ -123,6 +123,29 @@ describe('a refused form', () => {
     // Taken out: what was said of photo 2 would now be said of another.
     fireEvent.click(screen.getByRole('button', { name: es['profile.removePhoto'].replace('{n}', '2') }));
     expect(description(addPhoto)).toBe('');
+  });
+});
+
+describe('a profile saved', () => {
+  it('puts away what the form said before, not the toast of a chat message that came meanwhile', async () => {
+    function Page() {
+      useMessages(appMessages);
+      return <EditProfile />;
+    }
+    useSession.setState({ token: 'token', user: currentUser() });
+    useProfile.setState({
+      profile: { ...profileNamed('Ana'), bio: 'Here for the music.', image: '/media/ana.jpg' },
+      load: async () => {},
+      save: vi.fn(async () => {}),
+    });
+    renderAt('/app/profile/', <Page />);
+    const save = await screen.findByRole('button', { name: es['profile.save'] });
+    act(() => {
+      toast.error(SERVER_MESSAGES.blank.es, { key: 'profile-form' });
+      toast.message('Te espero fuera.', { title: 'Jon', href: '/app/chat/7', key: 'chat-7' });
+    });
+    await act(async () => fireEvent.click(save));
+    await waitFor(() => expect(useToasts.getState().toasts.map((item) => item.message)).toEqual([es['profile.saved'], 'Te espero fuera.']));
   });
 });
 

@@ -262,8 +262,9 @@ export function EditProfile() {
       saving.current = true;
       await save(toInput(form));
       keep(null);
-      // The errors of earlier attempts are fixed now: they should not linger over the success.
-      toast.dismiss();
+      // The errors of earlier attempts are fixed now: they should not linger over the success. A chat
+      // message's toast that came meanwhile stays: the way to it is not done with.
+      toast.dismissSaid();
       toast.success(t('profile.saved'));
       // Completed for the first time: on to the deck, which is what it was for (in the form's place:
       // Back does not lead to it again). A pending check-in takes them there itself (AppRoot).
