@@ -4,7 +4,7 @@ import { DEFAULT_LANGUAGE, type Language } from '../../shared/constants';
 import type { MessageKey } from '../../shared/i18n/en';
 import { esPublic } from '../../shared/i18n/es-public';
 import { format, isolate, withoutDirectionControls, type MessageVars } from '../../shared/i18n/format';
-import { getStoredLanguage, storeLanguage } from './storage';
+import { ACCOUNT_LANGUAGE_KEY, chosenLanguage, getStoredLanguage, storeLanguage } from './storage';
 
 type Messages = Partial<Record<MessageKey, string>>;
 /** One part of the catalogue: how to fetch it in each language (a chunk per language). */
@@ -69,7 +69,10 @@ export function useMessages(part: CatalogueLoaders) {
 
 interface LanguageState {
   language: Language;
-  /** Resolves once every part this tab uses is loaded in `language` and the page shows it. */
+  /**
+   * The reader's choice, stored on the device (a switch). Resolves once every part this tab uses is
+   * loaded in `language` and the page shows it.
+   */
   setLanguage: (language: Language) => Promise<void>;
 }
 
@@ -79,19 +82,39 @@ function applyToDocument(language: Language) {
 
 let switches = 0;
 
-/** Spanish unless the visitor chose otherwise (localStorage.language_code); <html lang> follows. */
-export const useLanguage = create<LanguageState>()((set) => ({
+/**
+ * Shows `language`, storing nothing: once every part this tab uses is loaded in it, the page and
+ * <html lang> switch.
+ */
+export async function showLanguage(language: Language): Promise<void> {
+  // The last switch wins when a slow load of an earlier one finishes after it.
+  const ticket = ++switches;
+  await Promise.all([...parts.keys()].map((part) => loadIn(part, language, true)));
+  if (ticket !== switches) return;
+  applyToDocument(language);
+  useLanguage.setState({ language });
+}
+
+/**
+ * Spanish unless the visitor chose otherwise (localStorage.language_code), or, where they chose none,
+ * their account speaks another (`followAccountLanguage`); <html lang> follows.
+ */
+export const useLanguage = create<LanguageState>()(() => ({
   language: getStoredLanguage(),
   setLanguage: async (language) => {
     storeLanguage(language);
-    // The last choice wins when a slow load of an earlier one finishes after it.
-    const ticket = ++switches;
-    await Promise.all([...parts.keys()].map((part) => loadIn(part, language, true)));
-    if (ticket !== switches) return;
-    applyToDocument(language);
-    set({ language });
+    await showLanguage(language);
   },
 }));
+
+/**
+ * The signed-in account's language, as the server says it: kept for the device's next opening, and
+ * shown now unless a language was chosen on this device, which stays.
+ */
+export function followAccountLanguage(language: Language) {
+  storeLanguage(language, ACCOUNT_LANGUAGE_KEY);
+  if (!chosenLanguage() && language !== useLanguage.getState().language) showLanguage(language).catch(() => undefined);
+}
 
 /** The stored language, with its public copy; main.tsx renders once this resolves. */
 export function initLanguage(): Promise<void> {

@@ -2,7 +2,10 @@ import { DEFAULT_LANGUAGE, type Language, LANGUAGES } from '../../shared/constan
 
 /** The session's local storage keys. */
 export const TOKEN_KEY = 'auth_token';
+/** The language chosen on this device (the language switch). */
 export const LANGUAGE_KEY = 'language_code';
+/** The signed-in account's language as last read (`GET /api/users/me/`): the app's where none was chosen. */
+export const ACCOUNT_LANGUAGE_KEY = 'account_language';
 /** Read by index.html's script too, before the app loads. */
 export const THEME_KEY = 'theme';
 /** An event the visitor set out to join (`lib/pending-join.ts`). */
@@ -31,25 +34,32 @@ export function setToken(token: string) {
   window.localStorage.setItem(TOKEN_KEY, token);
 }
 
-export function getStoredLanguage(): Language {
-  const stored = readStorage(LANGUAGE_KEY);
-  return (LANGUAGES as readonly string[]).includes(stored ?? '') ? (stored as Language) : DEFAULT_LANGUAGE;
+function languageAt(key: string): Language | null {
+  const stored = readStorage(key);
+  return (LANGUAGES as readonly string[]).includes(stored ?? '') ? (stored as Language) : null;
 }
 
-export function storeLanguage(language: Language) {
-  window.localStorage.setItem(LANGUAGE_KEY, language);
+/** The language chosen on this device, if one was: it stays whatever the account's. */
+export const chosenLanguage = () => languageAt(LANGUAGE_KEY);
+
+/** The one chosen here; else the account's as last read; else Spanish. */
+export const getStoredLanguage = (): Language => chosenLanguage() ?? languageAt(ACCOUNT_LANGUAGE_KEY) ?? DEFAULT_LANGUAGE;
+
+export function storeLanguage(language: Language, key = LANGUAGE_KEY) {
+  window.localStorage.setItem(key, language);
 }
 
 /**
- * Logout and login clear local storage, all but the language and the theme, choices about the device
- * rather than the account (otherwise every logout would switch the app to Spanish), the server's Google
+ * Logout and login clear local storage, all but the language (chosen, or the last account's, which the
+ * next account's replaces once read) and the theme, choices about the device rather than the account
+ * (otherwise every logout would switch the app to Spanish), the server's Google
  * client id (the login page's Google button in its place at once), and an event the
  * visitor is on their way into: signing up and in is the way in. `keepOutbox`: the outboxes too, the
  * messages of a session the server ended that are still to go (`endRevokedSession`). `deleted`: the
  * account is gone, and so is the event it was on its way into, for whoever signs in here next.
  */
 export function clearStorage({ keepOutbox = false, deleted = false } = {}) {
-  const kept = deleted ? [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY] : [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, PENDING_JOIN_KEY];
+  const kept = [LANGUAGE_KEY, ACCOUNT_LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, ...(deleted ? [] : [PENDING_JOIN_KEY])];
   removeKeys((key) => !kept.includes(key) && !(keepOutbox && key.startsWith(OUTBOX_KEY)));
   dropDrafts();
 }

@@ -1,8 +1,8 @@
 import type { CurrentUser } from '../../shared/schemas/users';
 import { readCache, writeCache } from '../lib/device-cache';
-import { useLanguage } from '../lib/i18n';
+import { showLanguage, useLanguage } from '../lib/i18n';
 import { reloadWhenServerAnswers } from '../lib/new-build';
-import { getStoredLanguage, getToken, LANGUAGE_KEY } from '../lib/storage';
+import { ACCOUNT_LANGUAGE_KEY, getStoredLanguage, getToken, LANGUAGE_KEY } from '../lib/storage';
 import { keepUserWith, useSession } from './session';
 
 /**
@@ -31,12 +31,12 @@ keepUserWith({
 const { token, user, fromDevice } = useSession.getState();
 if (token && user && !fromDevice) keep(token, user);
 
-// Another tab switched the language (Settings, the top bar): this one speaks it too, as it follows
-// the theme (index.html). A copy this older tab cannot load went out with its build (the other tab
+// Another tab switched the language (Settings, the top bar), or read the account's: this one speaks it
+// too, as it follows the theme (index.html). A copy this older tab cannot load went out with its build (the other tab
 // runs a newer one): it reloads into the new build, in that language, once the server answers, as a
 // switch made here does (components/ErrorBoundary.tsx), keeping its own language until then.
 window.addEventListener('storage', (event) => {
-  if (event.storageArea !== window.localStorage || event.key !== LANGUAGE_KEY) return;
+  if (event.storageArea !== window.localStorage || (event.key !== LANGUAGE_KEY && event.key !== ACCOUNT_LANGUAGE_KEY)) return;
   const language = getStoredLanguage();
-  if (language !== useLanguage.getState().language) useLanguage.getState().setLanguage(language).catch(() => reloadWhenServerAnswers());
+  if (language !== useLanguage.getState().language) showLanguage(language).catch(() => reloadWhenServerAnswers());
 });

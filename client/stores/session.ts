@@ -2,6 +2,7 @@ import { create } from 'zustand';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { keepSignIn } from '../lib/analytics-unsent';
 import { api, logFailure, setUnauthorizedHandler } from '../lib/api';
+import { followAccountLanguage } from '../lib/i18n';
 import { clearStorage, dropDrafts, getToken, setToken, TOKEN_KEY } from '../lib/storage';
 
 interface SessionState {
@@ -133,6 +134,7 @@ export const useSession = create<SessionState>()((set, get) => ({
       cancelUserRetry();
       set({ user, fromDevice: false });
       keepUser(get().token, user);
+      followAccountLanguage(user.language);
     } catch (error) {
       // A 401 has signed out already (the unauthorized handler): the session is another one by now.
       if (!sameSession()) return;

@@ -1,4 +1,4 @@
-import { BIO_MAX_LENGTH, GENDERS, MAX_AGE, MIN_AGE, NAME_MAX_LENGTH } from '../constants';
+import { BIO_MAX_LENGTH, GENDERS, LANGUAGES, MAX_AGE, MIN_AGE, NAME_MAX_LENGTH } from '../constants';
 import { ageOn, integerIn, IsoDate, isTimeZone, todayIn } from './common';
 import { visibleText } from './text';
 import { message, z } from './zod';
@@ -27,6 +27,11 @@ export const CurrentUser = z.object({
   has_password: z.boolean(),
   /** Works the report queue (`/app/moderation/`). */
   is_moderator: z.boolean(),
+  /**
+   * The account's language, its e-mails' (set at sign-up and by the app's language switch, never by a
+   * sign-in): a device where no language was chosen shows the app in it.
+   */
+  language: z.enum(LANGUAGES),
 });
 export type CurrentUser = z.infer<typeof CurrentUser>;
 

@@ -8,7 +8,10 @@ import { Suspense } from 'react';
 import { LanguageSwitcher } from '../../client/components/LanguageSwitcher';
 import { initLanguage, loadMessages, t, useLanguage, useMessages, useT } from '../../client/lib/i18n';
 import { appMessages } from '../../client/lib/messages-app';
+import { api } from '../../client/lib/api';
 import { clearStorage, setToken } from '../../client/lib/storage';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
 import { Landing } from '../../client/pages/Landing';
 
 beforeEach(() => {
@@ -75,6 +78,37 @@ describe('language', () => {
     clearStorage();
     expect(localStorage.getItem('auth_token')).toBeNull();
     expect(localStorage.getItem('language_code')).toBe('en');
+  });
+
+  it('takes the account’s language at sign-in where none was chosen on the device, and opens in it next time', async () => {
+    await initLanguage();
+    const me = vi.spyOn(api, 'me').mockResolvedValue(currentUser({ language: 'en' }));
+    useSession.getState().signIn('token');
+    await useSession.getState().loadUser();
+    await vi.waitFor(() => expect(document.documentElement.lang).toBe('en'));
+    expect(useLanguage.getState().language).toBe('en');
+    // Not a choice of the device's: the account's next answer is followed too, and a reload opens in it.
+    expect(localStorage.getItem('language_code')).toBeNull();
+    await initLanguage();
+    expect(useLanguage.getState().language).toBe('en');
+    me.mockResolvedValue(currentUser({ language: 'es' }));
+    await useSession.getState().loadUser();
+    await vi.waitFor(() => expect(useLanguage.getState().language).toBe('es'));
+    useSession.getState().signOut({ alreadyRevoked: true });
+    me.mockRestore();
+  });
+
+  it('keeps the language chosen on the device whatever the account’s', async () => {
+    localStorage.setItem('language_code', 'es');
+    await initLanguage();
+    const me = vi.spyOn(api, 'me').mockResolvedValue(currentUser({ language: 'en' }));
+    useSession.getState().signIn('token');
+    await useSession.getState().loadUser();
+    await initLanguage();
+    expect(useLanguage.getState().language).toBe('es');
+    expect(document.documentElement.lang).toBe('es');
+    useSession.getState().signOut({ alreadyRevoked: true });
+    me.mockRestore();
   });
 
   it('loads a part in the reader\'s language only, and a switch shows the new one once its copy is there', async () => {

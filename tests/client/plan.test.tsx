@@ -40,6 +40,7 @@ const user = (hasSubscription: boolean): CurrentUser => ({
   email_verified: true,
   has_password: true,
   is_moderator: false,
+  language: 'es',
 });
 const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: 'Hi', image: null });
 

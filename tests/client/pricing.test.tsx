@@ -68,7 +68,7 @@ describe('<Subscribe>', () => {
     useSession.setState({
       token: 't',
       fromDevice: false,
-      user: { id: 1, email: 'a@b.c', first_name: 'A', last_name: 'B', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: false },
+      user: { id: 1, email: 'a@b.c', first_name: 'A', last_name: 'B', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: false, language: 'es' },
     });
   });
   afterEach(() => {

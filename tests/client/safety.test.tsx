@@ -83,7 +83,7 @@ async function matchedPair(names: [string, string] = ['Ana', 'Ben']) {
   setToken(me.token);
   useSession.setState({
     token: me.token,
-    user: { id: me.id, email: me.email, first_name: names[0], last_name: 'Tester', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: false },
+    user: { id: me.id, email: me.email, first_name: names[0], last_name: 'Tester', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: false, language: 'es' },
   });
   await useConversations.getState().load();
   return { me, other, conversationId };
@@ -808,7 +808,7 @@ describe('Moderation', () => {
     setToken(user.token);
     useSession.setState({
       token: user.token,
-      user: { id: user.id, email: user.email, first_name: 'Mod', last_name: '', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: true },
+      user: { id: user.id, email: user.email, first_name: 'Mod', last_name: '', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: true, language: 'es' },
     });
   }
 

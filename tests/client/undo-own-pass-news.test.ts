@@ -31,7 +31,7 @@ beforeEach(() => {
   vi.useFakeTimers();
   useSession.setState({
     token: 't',
-    user: { id: 1, email: 'a@b.c', first_name: 'Ana', last_name: 'B', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: false },
+    user: { id: 1, email: 'a@b.c', first_name: 'Ana', last_name: 'B', image: null, is_profile_completed: true, has_subscription: false, email_verified: true, has_password: true, is_moderator: false, language: 'es' },
   });
   api.deck.mockResolvedValue({ results: [], next: null });
   api.undoable.mockResolvedValue({ card: dan, expires_at: null, expires_in_ms: 60_000 });

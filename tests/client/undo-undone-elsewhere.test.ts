@@ -26,7 +26,7 @@ const none: Undoable = { card: null, expires_at: null, expires_in_ms: null };
 beforeEach(() => {
   useSession.setState({
     token: 't',
-    user: { id: 1, email: 'a@b.c', first_name: 'Ana', last_name: 'B', image: null, is_profile_completed: true, has_subscription: true, email_verified: true, has_password: true, is_moderator: false },
+    user: { id: 1, email: 'a@b.c', first_name: 'Ana', last_name: 'B', image: null, is_profile_completed: true, has_subscription: true, email_verified: true, has_password: true, is_moderator: false, language: 'es' },
   });
   startRealtime('token');
   useDeck.setState({ current: cleo, queue: [], exiting: null });

@@ -12,5 +12,6 @@ export const currentUser = (overrides: Partial<CurrentUser> = {}): CurrentUser =
   email_verified: true,
   has_password: true,
   is_moderator: false,
+  language: 'es',
   ...overrides,
 });

@@ -80,9 +80,10 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
     api().post('/api/auth/password-reset/', { json: { email }, headers });
   const confirmReset = (token: string, pass: string, pass2 = pass) =>
     api().post('/api/auth/password-reset/confirm/', { json: { token, password: pass, password2: pass2 } });
-  const googleLogin = (account: { sub: string; email: string }) =>
+  const googleLogin = (account: { sub: string; email: string }, headers: Record<string, string> = {}) =>
     api().post('/api/auth/google/login/', {
       json: { access_token: google.issue({ ...account, email_verified: true, given_name: 'Lucía', family_name: 'Martín' }) },
+      headers,
     });
 
   describe('verification', () => {
@@ -378,17 +379,34 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       expect((await login(user.email, user.password)).status).toBe(200);
     });
 
-    it('writes in the language the user last signed in with', async () => {
-      const user = await register(address('switcher'));
-      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirma tu correo electrónico');
+    it('keeps the account’s language through sign-ins made in another, and says which it is', async () => {
+      const user = await register(address('switcher'), password(), 'en');
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirm your e-mail address');
+      // A new phone signs in showing its default, Spanish: the account stays English, and says so.
       const signedIn = await api().post('/api/auth/', {
         json: { username: user.email, password: user.password },
-        headers: { 'accept-language': 'en' },
+        headers: { 'accept-language': 'es' },
       });
       expect(signedIn.status).toBe(200);
+      const { token } = signedIn.body as { token: string };
+      expect((await me(token)).body.language).toBe('en');
       await requestReset(user.email, { 'accept-language': 'es' });
-      // The anonymous request does not choose the account's language; the owner's last sign-in did.
       expect((await smtp.nextMailTo(user.email)).subject).toBe('Reset your Eventmatch password');
+
+      // Switched in the app: the account speaks it from then on, and a sign-in in English leaves it so.
+      expect((await api().put('/api/users/me/language/', { token, json: { language: 'es' } })).status).toBe(204);
+      const again = await api().post('/api/auth/', { json: { username: user.email, password: user.password }, headers: { 'accept-language': 'en' } });
+      expect((await me(again.body.token as string)).body.language).toBe('es');
+    });
+
+    it('keeps the account’s language through a Google sign-in made in another, and gives a new one the app’s', async () => {
+      const account = { sub: `language-${unique()}`, email: address('google-language') };
+      const created = await googleLogin(account, { 'accept-language': 'en' });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      expect((await me(created.body.token as string)).body.language).toBe('en');
+      const signedIn = await googleLogin(account, { 'accept-language': 'es' });
+      expect(signedIn.status).toBe(200);
+      expect((await me(signedIn.body.token as string)).body.language).toBe('en');
     });
 
     it('writes in the language the app was switched to, and in the one a new password was set in', async () => {

@@ -206,6 +206,7 @@ describe.each(backends)('accounts on %s', (backend) => {
         email_verified: false,
         has_password: true,
         is_moderator: false,
+        language: 'es',
       });
 
       const anonymous = await api.get('/api/users/me/');

@@ -7,7 +7,7 @@ import { currentUser } from '../../plugins/auth';
 import { sendVerificationEmail } from '../account/service';
 import { RegisterBody } from './password-rules';
 import { asApiError, ValidationError } from '../../errors';
-import { login, register, rememberLanguage, withEmailTaken } from './service';
+import { login, register, withEmailTaken } from './service';
 import { NoBody } from '../../../shared/schemas/common';
 import { noBody, withoutToken } from '../../plugins/api-docs';
 import { addressOf } from '../../lib/limits';
@@ -25,7 +25,7 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
     // few) once the body is read; per (account, address) before the password is checked, whatever the pass.
     preValidation: doorLimit(app, 'login:ip', 'login:event', 'login:door-miss:ip'),
     handler: async (request) => {
-      const { token, accountKey, userId } = await login(app.db, request.body.username, request.body.password, hashOptions, (key) =>
+      const { token, accountKey } = await login(app.db, request.body.username, request.body.password, hashOptions, (key) =>
         app.limits.consume('login:account-ip', accountAtAddress(key, addressOf(request))),
       ).catch(async (error: unknown) => {
         if (error instanceof ValidationError) await countDoorMiss(app, request, 'login:door-miss:ip');
@@ -33,7 +33,8 @@ const authRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { conf
       });
       // The owner got in: their own mistypes from here no longer count.
       await app.limits.reset('login:account-ip', accountAtAddress(accountKey, addressOf(request)));
-      await rememberLanguage(app.db, userId, requestLanguage(request));
+      // The account's language is not the device's: a phone where none was chosen sends the default,
+      // and takes the account's instead (`GET /api/users/me/`); only a switch in the app changes it.
       return { token };
     },
   });

@@ -159,7 +159,7 @@ export async function login(
   password: string,
   hashOptions: HashOptions,
   throttle: (accountKey: string) => Promise<void> = async () => {},
-): Promise<{ token: string; accountKey: string; userId: number }> {
+): Promise<{ token: string; accountKey: string }> {
   const email = username.trim().toLowerCase();
   const [user] = await db
     .select({ id: users.id, passwordHash: users.passwordHash, passwordChangedAt: users.passwordChangedAt })
@@ -170,7 +170,7 @@ export async function login(
   const hash = user?.passwordHash ?? (await (decoyHash ??= hashPassword('decoy-password', hashOptions)));
   const valid = await argon2.verify(hash, password).catch(() => false);
   if (!user?.passwordHash || !valid) throw ValidationError.field('non_field_errors', INVALID_CREDENTIALS);
-  return { token: await issueToken(db, user.id, { passwordHash: user.passwordHash }), accountKey, userId: user.id };
+  return { token: await issueToken(db, user.id, { passwordHash: user.passwordHash }), accountKey };
 }
 
 /** The language the user reads the app in now: their e-mails are written in it from here on. */

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { GoogleLoginInput, TokenResponse } from '../../../shared/schemas/auth';
 import { ValidationError } from '../../errors';
 import { requestLanguage } from '../../lib/language';
-import { rememberLanguage } from '../auth/service';
 import { GOOGLE_DISABLED, googleLogin } from './service';
 import { doorLimit } from '../auth/door-limit';
 import { withoutToken } from '../../plugins/api-docs';
@@ -18,8 +17,8 @@ const googleAuthRoutes: FastifyPluginAsyncZod = async (app) => {
       const login = await googleLogin(app.db, { ...app.config.google, clientId }, request.body.access_token, {
         language: requestLanguage(request) ?? undefined,
       });
+      // A new account speaks the app's language; a sign-in leaves an account's as it is (`POST /api/auth/`).
       if (login.created) await app.analytics.record(login.userId, 'signed_up');
-      else await rememberLanguage(app.db, login.userId, requestLanguage(request));
       if (login.verifiedEmail) app.publish([login.userId], 'account:changed');
       return { token: login.token };
     },

@@ -39,7 +39,7 @@ const imagesOf = (row: ProfileRow): Record<ImageField, string | null> => ({
 const currentUserStatement = new PreparedStatement<{ userId: number }>(sql`
   select u.id, u.email, u.first_name, u.last_name, p.image, p.is_completed as is_profile_completed,
     u.has_subscription, u.email_verified_at is not null as email_verified,
-    u.password_hash is not null as has_password, u.role = 'moderator' as is_moderator
+    u.password_hash is not null as has_password, u.role = 'moderator' as is_moderator, u.language
   from ${users} u join ${profiles} p on p.user_id = u.id
   where u.id = ${sql.placeholder('userId')}::int`);
 
