@@ -158,6 +158,8 @@ describe('an e-mail’s link, opened where no language was ever chosen', () => {
     await open(`/verify-email?token=token-${++tokens}&lang=en`);
     await screen.findByText(en['verify.spent']);
     expect(document.documentElement.lang).toBe('en');
+    // The e-mail's, not a choice of the device's: an account read here later is followed still.
+    expect(localStorage.getItem('language_code')).toBeNull();
   });
 
   it('keeps the language chosen on this device', async () => {
