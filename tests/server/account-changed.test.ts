@@ -1,7 +1,8 @@
 /**
- * `account:changed`: the user's own sockets hear it once their plan or their e-mail's confirmation
- * has changed and committed (the local test checkout and portal, Stripe's webhook, the e-mail link, a
- * Google sign-in that vouches for the address), so that their other phones and tabs read them again.
+ * `account:changed`: the user's own sockets hear it once their plan, their e-mail's confirmation or
+ * their language has changed and committed (the local test checkout and portal, Stripe's webhook, the
+ * e-mail link, a Google sign-in that vouches for the address, the app's language switch), so that their
+ * other phones and tabs read them again.
  * Nobody else hears it, and an event that changed nothing tells no one.
  */
 import { eq } from 'drizzle-orm';
@@ -122,6 +123,20 @@ describe.each(backends)('account:changed from the test checkout, the e-mail link
     expect((await client(server.url).post('/api/auth/verify-email/', { json: { token: otherToken } })).status).toBe(200);
     await theirs;
     expect(changesIn(heardByOther)).toBe(1);
+  });
+
+  it('tells the user’s sockets when the app’s switch changes the account’s language, not for the language it has', async () => {
+    const me = await makeUser(server);
+    const phone = await socketOf(me);
+    const heard = record(phone);
+    const switchTo = (language: string) => client(server.url).put('/api/users/me/language/', { token: me.token, json: { language } });
+
+    // Spanish, the account's already: nothing to read again.
+    expect((await switchTo('es')).status).toBe(204);
+    const switched = nextChange(server, phone, me.token);
+    expect((await switchTo('en')).status).toBe(204);
+    expect((await switched).language).toBe('en');
+    expect(changesIn(heard)).toBe(1);
   });
 
   it('tells the user’s sockets when a Google sign-in verifies the address of their account, not when it was verified already', async () => {

@@ -133,8 +133,9 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: { body: LanguageInput, response: { 204: NoBody } },
     onRequest: [app.authenticate, app.limits.hook('language')],
     handler: async (request, reply) => {
-      // Switched in the app: the e-mails that follow (a password reset, say) are written in it too.
-      await rememberLanguage(app.db, currentUser(request).id, request.body.language);
+      // Switched in the app: the e-mails that follow (a password reset, say) are written in it too, and
+      // the user's other phones where no language was chosen read the account again and show it.
+      if (await rememberLanguage(app.db, currentUser(request).id, request.body.language)) app.publish([currentUser(request).id], 'account:changed');
       // And Stripe's receipts and invoices for a subscriber's renewals, behind the answer.
       stripeLanguage?.follow(currentUser(request).id, request.log);
       return reply.code(204).send(null);

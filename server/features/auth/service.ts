@@ -173,11 +173,13 @@ export async function login(
   return { token: await issueToken(db, user.id, { passwordHash: user.passwordHash }), accountKey };
 }
 
-/** The language the user reads the app in now: their e-mails are written in it from here on. */
-export async function rememberLanguage(db: DbOrTx, userId: number, language: Language | null): Promise<void> {
-  if (!language) return;
-  await db
+/** The language the user reads the app in now: their e-mails are written in it from here on. True when it was another. */
+export async function rememberLanguage(db: DbOrTx, userId: number, language: Language | null): Promise<boolean> {
+  if (!language) return false;
+  const changed = await db
     .update(users)
     .set({ language })
-    .where(and(eq(users.id, userId), ne(users.language, language)));
+    .where(and(eq(users.id, userId), ne(users.language, language)))
+    .returning({ id: users.id });
+  return changed.length > 0;
 }
