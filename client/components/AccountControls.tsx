@@ -55,8 +55,8 @@ export function AccountControls() {
           </>
         }
       />
-      {/* Kept on the account too: the e-mails that follow (a password reset, say) speak it. A failure
-          only leaves them in the language of the last sign-in, as before. */}
+      {/* Kept on the account too: the e-mails that follow (a password reset, say) speak it, and so do
+          the user's phones where no language was chosen. A failure leaves the account's as it was. */}
       <LanguageSwitcher compact onChosen={(language) => void api.saveLanguage(language).catch(() => undefined)} />
       <Link
         href="/logout/"
