@@ -76,7 +76,7 @@ export default fp(
       maxHttpBufferSize: MAX_CLIENT_FRAME_BYTES,
       ...(fanout ? { adapter: fanout.adapter } : {}),
     });
-    answerRefusalsInEnvelope(io.engine, headers);
+    answerRefusalsInEnvelope(app.server, io.engine, headers);
     /** The engine's open connections (a protected field of engine.io's server), by id. */
     const engineConnections = () => (io.engine as unknown as { clients: Record<string, EngineConnection> }).clients;
     refuseUpgradesElsewhere(app.server, SOCKET_PATH, headers);

@@ -1,4 +1,6 @@
+import type { EventEmitter } from 'node:events';
 import { type IncomingMessage, type Server as HttpServer, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Server } from 'socket.io';
 import { languageOf, type ServerMessageCode, serverText } from '../../shared/i18n/server-messages';
 import { ApiError, writeRawAnswer } from '../errors';
@@ -34,10 +36,13 @@ const envelope = (request: IncomingMessage, status: number, detail: ServerMessag
  * - Any other upgrade engine.io refuses (a transport or `sid` it does not know): answered as it is
  *   refused (`connection_error`, which engine.io emits just before it writes its own answer, which
  *   it then leaves out: the connection is closed).
+ * - A WebSocket handshake whose own headers are wrong (its key, version or subprotocols): the `ws`
+ *   server under engine.io answered it in bare English text/html; with a `wsClientError` listener, it
+ *   leaves the answer to us.
  *
  * A real client never meets any of these: socket.io-client opens a WebSocket with protocol 4 and no sid.
  */
-export function answerRefusalsInEnvelope(engine: Server['engine'], headers: Record<string, string>) {
+export function answerRefusalsInEnvelope(server: HttpServer, engine: Server['engine'], headers: Record<string, string>) {
   engine.use((req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => {
     const request = req as EngineRequest;
     if (res instanceof ServerResponse) {
@@ -57,6 +62,19 @@ export function answerRefusalsInEnvelope(engine: Server['engine'], headers: Reco
     if (req.res !== undefined || req.websocket !== undefined) return;
     refuseUpgrade(req, engineRefusals[code] ?? { status: 400, detail: 'malformed' }, headers);
   });
+  // engine.io makes its `ws` server anew each time the HTTP server starts listening (after this).
+  const answerHandshakeRefusals = () => {
+    const webSockets = (engine as unknown as { ws?: EventEmitter }).ws;
+    if (!webSockets || webSockets.listenerCount('wsClientError') > 0) return;
+    webSockets.on('wsClientError', (_error: Error, _socket: Socket, req: IncomingMessage) => {
+      // A version it does not speak is answered with the ones it does (RFC 6455, 4.4).
+      const version = req.headers['sec-websocket-version'];
+      const known = version === '13' || version === '8';
+      refuseUpgrade(req, { status: 400, detail: 'malformed' }, known ? headers : { ...headers, 'Sec-WebSocket-Version': '13, 8' });
+    });
+  };
+  answerHandshakeRefusals();
+  server.on('listening', answerHandshakeRefusals);
 }
 
 /**

@@ -72,6 +72,28 @@ describe('the socket path’s refusals', () => {
     });
   });
 
+  it('refuses a WebSocket handshake with a broken key, version or subprotocol in the envelope, not in bare text', async () => {
+    const path = '/socket.io/?EIO=4&transport=websocket';
+    const brokenHeaders: Array<Record<string, string | null>> = [
+      { 'sec-websocket-key': 'not-a-key' },
+      { 'sec-websocket-key': null },
+      { 'sec-websocket-version': '99' },
+      { 'sec-websocket-protocol': 'a,,b' },
+      { upgrade: 'h2c' },
+    ];
+    for (const broken of brokenHeaders) {
+      const answer = await rawRequest(server.url, { path, headers: { ...UPGRADE, ...SPANISH, ...broken } });
+      const name = JSON.stringify(broken);
+      expect(answer.status, name).toBe(400);
+      expect(answer.headers['content-type'], name).toBe('application/json; charset=utf-8');
+      expect(answer.headers['x-content-type-options'], name).toBe('nosniff');
+      expect(JSON.parse(answer.body), name).toEqual({ detail: 'Solicitud mal formada.' });
+    }
+    const version = await rawRequest(server.url, { path, headers: { ...UPGRADE, 'sec-websocket-version': '99' } });
+    expect(version.headers['sec-websocket-version']).toBe('13, 8');
+    expect(JSON.parse(version.body)).toEqual({ detail: 'Malformed request.' });
+  });
+
   it('answers an upgrade to any other path with the envelope’s 404, which engine.io left unanswered', async () => {
     for (const path of ['/', '/api/events/', '/socket.io', '/socket.iox/?EIO=4&transport=websocket']) {
       // engine.io ended these a second later without a byte, which `rawRequest` takes for no answer.
