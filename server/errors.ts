@@ -222,10 +222,33 @@ export function asApiError(error: FastifyError): ApiError | null {
   return null;
 }
 
+/** The methods the API's routes are registered under (a HEAD is answered as its GET). */
+export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** A 405 naming the methods the path takes, as DRF answers. */
+export const methodNotAllowed = (method: string, allowed: readonly string[]) =>
+  new ApiError(405, { detail: serverText('method_not_allowed', { method }) }, { Allow: allowed.join(', ') });
+
+/**
+ * A path parameter refused on a path that a fixed route holds under other methods: under this method
+ * a parametric route took it (`GET /api/events/leave/` as the event "leave", `DELETE
+ * /api/conversations/started/` as the conversation "started"), which would answer 404. DRF answers
+ * the fixed path's 405, as for any other method it does not take.
+ */
+function fixedPathRefusal(app: FastifyInstance, request: FastifyRequest, error: FastifyError): ApiError | null {
+  if (!hasZodFastifySchemaValidationErrors(error) || error.validationContext !== 'params') return null;
+  const url = request.url.split('?')[0]!;
+  const allowed = ROUTE_METHODS.filter((method) => {
+    const route = app.findRoute({ method, url });
+    return route !== null && Object.keys(route.params).length === 0;
+  });
+  return allowed.length > 0 ? methodNotAllowed(request.method, allowed) : null;
+}
+
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const language = languageOf(request.headers['accept-language']);
-    const known = asApiError(error);
+    const known = fixedPathRefusal(app, request, error) ?? asApiError(error);
     if (known) {
       // A 503 is a service of ours not answering (Stripe, the photo bucket), or a transaction rolled back
       // by a deadlock: the operator should hear of it.

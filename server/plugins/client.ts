@@ -5,6 +5,7 @@ import fastifyStatic from '@fastify/static';
 import fp from 'fastify-plugin';
 import { languageOf, renderServerMessage, serverText } from '../../shared/i18n/server-messages';
 import { isPage } from '../../shared/pages';
+import { methodNotAllowed, ROUTE_METHODS } from '../errors';
 
 const API_PREFIXES = ['/api/', '/media/', '/socket.io/'];
 /**
@@ -18,7 +19,6 @@ const ASSET_PREFIX = '/assets/';
  * a robots.txt) must not be handed the app as if it were that file.
  */
 const FILE_NAME = /\/[^/]*\.[a-z0-9]+$/i;
-const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** The built client's `index.html`, read once at start; null when there is no build. */
 export function readIndexHtml(clientDir: string | null): Buffer | null {
@@ -80,10 +80,8 @@ export default fp(
           ? ROUTE_METHODS.filter((method) => app.findRoute({ method, url }) !== null)
           : [];
         if (allowed.length > 0) {
-          return reply
-            .code(405)
-            .header('Allow', allowed.join(', '))
-            .send({ detail: renderServerMessage(serverText('method_not_allowed', { method: request.method }), language) });
+          const refusal = methodNotAllowed(request.method, allowed);
+          return reply.code(refusal.statusCode).headers(refusal.headers).send(refusal.render(language));
         }
         return reply.code(404).send({ detail: renderServerMessage(serverText('not_found'), language) });
       }

@@ -282,6 +282,24 @@ describe.each(backends)('hostile input on %s', (backend) => {
     expect(await response.json()).toEqual({ detail: 'Method "DELETE" not allowed.' });
   });
 
+  it('answers a wrong method on a fixed path that a parametric route would take as its id with 405, not 404', async () => {
+    for (const [method, path, allow] of [
+      ['GET', '/api/events/leave/', 'POST'],
+      ['PATCH', '/api/events/mine/', 'GET'],
+      ['DELETE', '/api/events/current/', 'GET'],
+      ['DELETE', '/api/conversations/started/', 'GET'],
+      ['DELETE', '/api/conversations/empty/?cursor=x', 'GET'],
+    ] as const) {
+      const response = await fetch(`${server.url}${path}`, { method, headers: { authorization: `Token ${user.token}`, 'accept-language': 'es' } });
+      expect(response.status, `${method} ${path}`).toBe(405);
+      expect(response.headers.get('allow'), `${method} ${path}`).toBe(allow);
+      expect(await response.json()).toEqual({ detail: `Método «${method}» no permitido.` });
+    }
+    // A parametric route's own bad id is still no such thing.
+    const unknown = await fetch(`${server.url}/api/events/nothing/`, { method: 'PATCH', headers: { authorization: `Token ${user.token}` } });
+    expect(unknown.status).toBe(404);
+  });
+
   it('answers a list of many wrong genders with one message, not one per item', async () => {
     // As many as fit the usual 64 KB: a longer list is refused before it is parsed (below).
     const body = { ...(await validProfile()), genders_to_match: Array(20_000).fill(5) };
