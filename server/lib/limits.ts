@@ -50,6 +50,10 @@ export function limitRules(config: Pick<Config, 'loginThrottle' | 'limits' | 'li
     'checkout:ip': { max: login.perIp, windowMs: login.windowMs },
     // Message sends, REST and socket together.
     'message:send': { max: 30, windowMs: 10 * SECOND },
+    // Resends of a message stored already (a phone sending its queue again after a connection lost
+    // with the answers), answered with it and given back to `message:send`: as many as the sends when
+    // honest, and on a flaky network a few times more; past them, a resend costs a send.
+    'message:resend': { max: 90, windowMs: 10 * SECOND },
     'message:read': { max: 100, windowMs: 10 * SECOND },
     typing: { max: 50, windowMs: 10 * SECOND },
     'match:seen': { max: 30, windowMs: 10 * SECOND },

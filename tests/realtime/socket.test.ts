@@ -432,6 +432,36 @@ describe.each(backends)('the socket channel on one instance (%s)', (backend) => 
     expect(socket.connected && secondTab.connected).toBe(true);
   });
 
+  it('answers a resend of a stored message with it, without counting it again, socket and REST, over the limit too', async () => {
+    const { a, conversationId } = await makePair(server);
+    const socket = await connectAs(a.token);
+    const { max } = limitRules(server.config)['message:send'];
+    const posted = (payload: { content: string; client_id: string }) =>
+      client(server.url).post(`/api/conversations/${conversationId}/messages/`, { token: a.token, json: payload });
+    const payloads = Array.from({ length: max }, (_, i) => ({ conversation_id: conversationId, content: `q${i}`, client_id: newClientId() }));
+    const sent = [];
+    for (const payload of payloads.slice(0, max - 1)) sent.push(await socket.emitWithAck('message:send', payload));
+    expect(sent.every((ack) => ack.ok)).toBe(true);
+    const ids = sent.map((ack) => (ack.ok ? ack.message.id : 0));
+
+    // A phone back on the network sends its queue again: those stored are answered with themselves.
+    for (const payload of payloads.slice(0, 3)) expect(await socket.emitWithAck('message:send', payload)).toMatchObject({ ok: true, message: { id: ids[payloads.indexOf(payload)] } });
+    const again = await posted(payloads[3]!);
+    expect([again.status, again.body.id]).toEqual([201, ids[3]]);
+    // They took none of the limit: the last message of it goes, the one after it waits.
+    expect(await socket.emitWithAck('message:send', payloads[max - 1]!)).toMatchObject({ ok: true });
+    expect(await socket.emitWithAck('message:send', { conversation_id: conversationId, content: 'one too many', client_id: newClientId() })).toMatchObject({
+      ok: false,
+      error: { code: 'throttled' },
+    });
+    expect((await posted({ content: 'one too many', client_id: newClientId() })).status).toBe(429);
+    // Past the limit, a resend of a stored message is still answered with it.
+    expect(await socket.emitWithAck('message:send', payloads[4]!)).toMatchObject({ ok: true, message: { id: ids[4] } });
+    const late = await posted(payloads[5]!);
+    expect([late.status, late.body.id]).toEqual([201, ids[5]]);
+    expect((await storedMessages(server, a.token, conversationId)).map((m) => m.content)).toEqual(payloads.map((payload) => payload.content));
+  });
+
   it('disconnects the sockets of a token revoked by logout, and only those', async () => {
     const { a, b } = await makePair(server);
     const api = client(server.url);

@@ -3,11 +3,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Message, MessageInput } from '../../../shared/schemas/conversations';
 import { type Db, PreparedStatement } from '../../db/client';
 import { messages } from '../../db/schema';
-import { NotFound, toFieldErrors, ValidationError } from '../../errors';
+import { NotFound, Throttled, toFieldErrors, ValidationError } from '../../errors';
 import { type Limits, userSubject } from '../../lib/limits';
 import { aliasedConversation, openConversationOf } from '../safety/visibility';
 import { openConversationRow, sendLock } from './queries';
-import { getParticipantIds, sendMessage } from './service';
+import { getParticipantIds, resentMessage, sendMessage } from './service';
 
 type SendInput = Parameters<typeof sendMessage>[1];
 type SendResult = Awaited<ReturnType<typeof sendMessage>>;
@@ -61,9 +61,10 @@ const SETTLE_SLICE = 32;
  *
  * The sender's `message:send` limit is counted here too, for the whole batch in one call (one Redis
  * round trip with several instances, where a call per send was a fifth of what a second instance
- * added to a message): a send past it is answered `Throttled` and never written.
+ * added to a message): a send past it is answered `Throttled` and never written. A message counts
+ * once however often it is sent (`countedOnce`): a resend of one stored already takes none of it.
  */
-export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Pick<Limits, 'consume' | 'consumeEach'>) {
+export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Limits) {
   let queue: Pending[] = [];
   let flushing = false;
   let lastArrival = Number.NEGATIVE_INFINITY;
@@ -174,13 +175,20 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Pic
       }
     }
     let next = 0;
-    return refusals.map((refused) => refused ?? written[next++]!);
+    const outcomes = refusals.map((refused, index) => {
+      if (refused) return refusedUnlessResent(db, limits, inputs[index]!, refused);
+      const outcome = written[next++]!;
+      return outcome instanceof Promise ? outcome.then((later) => countedOnce(limits, inputs[index]!, later)) : outcome;
+    });
+    // Given back before they are answered: the sender's next send, once this one's answer is in, finds it so.
+    await Promise.all(outcomes.map((outcome, index) => !(outcome instanceof Promise) && !refusals[index] && countedOnce(limits, inputs[index]!, outcome)));
+    return outcomes;
   }
 
   return {
     send(input: SendInput): Promise<SendResult> {
       // Batching keys on client_id (every socket send has one); anything else takes the plain path.
-      if (!input.clientId) return limits.consume('message:send', userSubject(input.senderId)).then(() => sendMessage(db, input));
+      if (!input.clientId) return sendCountedOnce(db, limits, input);
       return new Promise<SendResult>((resolve, reject) => {
         const now = performance.now();
         queue.push({ input, at: now, resolve, reject });
@@ -198,6 +206,42 @@ export function createMessageBatcher(db: Db, log: FastifyBaseLogger, limits: Pic
 }
 
 type Outcome = SendResult | Error;
+
+/**
+ * A send answered with the message it stored before (a resend after a connection lost with its answer,
+ * `created` false) gives back what it was counted of the sender's `message:send` limit: a phone sending
+ * its queue again is not refused for its own retries. Within the resends' own limit (`message:resend`):
+ * past it, a resend costs a send like any other.
+ */
+async function countedOnce(limits: Limits, input: SendInput, outcome: Outcome): Promise<Outcome> {
+  if (outcome instanceof Error || outcome.created) return outcome;
+  const subject = userSubject(input.senderId);
+  const [refused] = await limits.consumeEach('message:resend', [subject]);
+  if (!refused) await limits.unhit('message:send', subject);
+  return outcome;
+}
+
+/**
+ * A send past the sender's limit: answered with its message when that is stored already (a resend,
+ * within the resends' own limit), else refused as it was.
+ */
+async function refusedUnlessResent(db: Db, limits: Limits, input: SendInput, refusal: Error): Promise<Outcome> {
+  if (!(refusal instanceof Throttled)) return refusal;
+  const [refused] = await limits.consumeEach('message:resend', [userSubject(input.senderId)]);
+  if (refused) return refusal;
+  return resentMessage(db, input).then((resent) => resent ?? refusal, asError);
+}
+
+/**
+ * One send on its own (REST, or one without a client_id), counted against the sender's limit as the
+ * batcher counts its sends: once a message, a resend of one stored answered with it.
+ */
+export async function sendCountedOnce(db: Db, limits: Limits, input: SendInput): Promise<SendResult> {
+  const [refusal] = await limits.consumeEach('message:send', [userSubject(input.senderId)]);
+  const outcome = refusal ? await refusedUnlessResent(db, limits, input, refusal) : await countedOnce(limits, input, await sendMessage(db, input));
+  if (outcome instanceof Error) throw outcome;
+  return outcome;
+}
 
 /** What the batch statement stored, once it has answered: its sends' keys (`sendKey`). */
 interface BatchAnswer {

@@ -126,16 +126,40 @@ export async function sendMessage(
     if (!(await getParticipantIds(db, input.conversationId, input.senderId, { settled: true }))) throw new NotFound();
     if (clientId) {
       // The same (sender, client_id) is already stored: a retried send.
-      const [found] = await db
-        .select({ stored: messages, previousId: sql<number | null>`previous_message_id(${messages.conversationId}, ${messages.id})` })
-        .from(messages)
-        .where(and(eq(messages.senderId, input.senderId), eq(messages.clientId, clientId)));
+      const found = await findSent(db, input.senderId, clientId);
       if (found && found.stored.conversationId !== input.conversationId) throw ValidationError.field('client_id', CLIENT_ID_REUSED);
       if (found) return { message: presentMessage(found.stored), participantIds, created: false, previousId: found.previousId };
     }
     // Still open, and not stored: its row was held by a write that has let go of it. Again.
     if (attempt === SEND_ATTEMPTS) throw new ApiError(503, { detail: serverText('busy_try_again') }, { 'Retry-After': '1' });
   }
+}
+
+/** The message stored under (sender, client_id), with the one stored before it in its conversation. */
+async function findSent(db: Db, senderId: number, clientId: string) {
+  const [found] = await db
+    .select({ stored: messages, previousId: sql<number | null>`previous_message_id(${messages.conversationId}, ${messages.id})` })
+    .from(messages)
+    .where(and(eq(messages.senderId, senderId), eq(messages.clientId, clientId)));
+  return found;
+}
+
+/**
+ * A send refused by the sender's limit: when it resends a message stored already, `sendMessage`'s
+ * answer to that retry (`created` false), as nothing is written for it; else null, and it stays
+ * refused. Throws NotFound if the sender is no longer a participant, as `sendMessage` would.
+ */
+export async function resentMessage(
+  db: Db,
+  input: { conversationId: number; senderId: number; clientId?: string | null },
+): Promise<Awaited<ReturnType<typeof sendMessage>> | null> {
+  const clientId = MessageInput.shape.client_id.safeParse(input.clientId ?? undefined);
+  if (!clientId.success || !clientId.data) return null;
+  const found = await findSent(db, input.senderId, clientId.data);
+  if (found?.stored.conversationId !== input.conversationId) return null;
+  const participantIds = await getParticipantIds(db, input.conversationId, input.senderId);
+  if (!participantIds) throw new NotFound();
+  return { message: presentMessage(found.stored), participantIds, created: false, previousId: found.previousId };
 }
 
 /**
