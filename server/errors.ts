@@ -12,7 +12,7 @@ import {
   serverText,
 } from '../shared/i18n/server-messages';
 import { textOfIssue } from '../shared/schemas/zod';
-import { isTransientConflict, isUnstorableText } from './lib/pg-errors';
+import { isConnectionLost, isTransientConflict, isUnstorableText } from './lib/pg-errors';
 
 /** The 400 body before it is put into words: every bad field, each with its messages. */
 export type FieldMessages = Record<string, ServerMessage[]>;
@@ -219,6 +219,9 @@ export function asApiError(error: FastifyError): ApiError | null {
   // Rolled back to let a concurrent change of the same rows through (a deadlock): nothing was
   // stored, and the same request in a moment goes through.
   if (isTransientConflict(error)) return new ApiError(503, { detail: serverText('busy_try_again') }, { 'Retry-After': '1' });
+  // Its connection to PostgreSQL ended under it (a backend ended, a restart, a failover): the next
+  // statement opens a new one, so the request in a moment goes through.
+  if (isConnectionLost(error)) return new ApiError(503, { detail: serverText('database_unreachable') }, { 'Retry-After': '1' });
   return null;
 }
 

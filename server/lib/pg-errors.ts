@@ -33,6 +33,22 @@ export function isUnstorableText(error: unknown): boolean {
 }
 
 /**
+ * postgres.js's codes for a connection that ended under its statement, and PostgreSQL's for a backend
+ * ended (pg_terminate_backend, a shutdown or crash) or one it will not start now (starting up, shutting down).
+ */
+const CONNECTION_LOST = new Set(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', '57P01', '57P02', '57P03']);
+
+/**
+ * The statement's connection to PostgreSQL ended under it, or none could be opened (a backend ended,
+ * PostgreSQL restarting or a failover): whether a write of it was stored is unknown, and the next
+ * statement goes on a new connection.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const code = pgError(error)?.code;
+  return code !== undefined && (CONNECTION_LOST.has(code) || code.startsWith('08'));
+}
+
+/**
  * A transaction PostgreSQL rolled back to break a cycle of waits (deadlock_detected), or one that
  * could not be serialized: nothing of it was stored, and the same request again will go through.
  */

@@ -165,6 +165,10 @@ export const SERVER_MESSAGES = {
     en: 'This could not be saved just now, as something else changed at the same moment. Please try again.',
     es: 'No se pudo guardar justo ahora porque otra cosa cambió en el mismo momento. Inténtalo de nuevo.',
   },
+  database_unreachable: {
+    en: 'The server could not reach its data just now. Please try again in a moment.',
+    es: 'El servidor no pudo acceder a sus datos justo ahora. Inténtalo de nuevo en un momento.',
+  },
   media_unavailable: {
     en: 'Photos are unavailable right now. Please try again in a moment.',
     es: 'Las fotos no están disponibles ahora. Inténtalo de nuevo en un momento.',

@@ -205,4 +205,25 @@ describe.skipIf(!backends.includes('postgres'))('message delivery on PostgreSQL'
     expect(heard.filter((e) => e.event === 'message:new').map((e) => (e.payload as { message: Message }).message.content)).toEqual(['lost reply', 'later']);
     expect((await catchUp({ a, b, conversationId }, before.id)).map((message) => message.content)).toEqual(['lost reply', 'later']);
   });
+
+  it('answers a REST send whose connection to PostgreSQL ended under it: stored once with a client_id, else 503 with Retry-After', async () => {
+    const { a, b, conversationId } = await makePair(server);
+    const post = (json: { content: string; client_id?: string }) =>
+      client(server.url).post(`/api/conversations/${conversationId}/messages/`, { token: a.token, json, headers: { 'accept-language': 'es' } });
+    // Its insert carries the client_id; the answer never reaches the app, and its connection ends.
+    const clientId = newClientId();
+    proxy.loseReplyTo(clientId);
+    const sent = await post({ content: 'lost reply', client_id: clientId });
+    expect(proxy.armed).toBe(false);
+    expect(sent.status, JSON.stringify(sent.body)).toBe(201);
+    expect(sent.body).toMatchObject({ sender: a.id, content: 'lost reply', client_id: clientId });
+    // With no client_id, sending it again is not the server's to decide: the client is told to, in the envelope.
+    proxy.loseReplyTo('no client id');
+    const refused = await post({ content: 'no client id' });
+    expect(proxy.armed).toBe(false);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body).toEqual({ detail: 'El servidor no pudo acceder a sus datos justo ahora. Inténtalo de nuevo en un momento.' });
+    expect((await catchUp({ a, b, conversationId }, 0)).map((message) => message.content)).toEqual(['lost reply', 'no client id']);
+  });
 });

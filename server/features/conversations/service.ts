@@ -10,6 +10,7 @@ import {
 import { z } from '../../../shared/schemas/zod';
 import { type Db, PreparedStatement } from '../../db/client';
 import { type Slice, sliceOf } from '../../lib/page';
+import { isConnectionLost } from '../../lib/pg-errors';
 import { aliasedConversation, conversationColumns, openConversationOf, openConversationsOf } from '../safety/visibility';
 import { conversationMembers, conversations, messages } from '../../db/schema';
 import { ApiError, NotFound, toFieldErrors, ValidationError } from '../../errors';
@@ -101,6 +102,19 @@ export async function sendMessage(
   db: Db,
   input: { conversationId: number; senderId: number; content: string; clientId?: string | null },
 ): Promise<{ message: Message; participantIds: [number, number]; created: boolean; previousId: number | null }> {
+  try {
+    return await storeMessage(db, input);
+  } catch (error) {
+    // Its connection to PostgreSQL ended under it (a backend ended, a restart, a failover), stored or
+    // not: with a client_id, once more is safe (on a new connection, stored once, answered as a retry
+    // if the first was stored), and the sender is answered instead of refused.
+    if (!input.clientId || !isConnectionLost(error)) throw error;
+    return storeMessage(db, input);
+  }
+}
+
+/** `sendMessage`, once. */
+async function storeMessage(db: Db, input: Parameters<typeof sendMessage>[1]): ReturnType<typeof sendMessage> {
   const parsed = MessageInput.safeParse({ content: input.content, client_id: input.clientId ?? undefined });
   const participantIds = await getParticipantIds(db, input.conversationId, input.senderId);
   if (!participantIds) throw new NotFound();
