@@ -158,8 +158,9 @@ describe.each(backends)('safety on %s', (backend) => {
     {
       name: 'POST /api/users/{id}/block/',
       call: ({ me, them }) => api().post(`/api/users/${them.id}/block/`, as(me)),
-      // Blocking again is a no-op (204); someone already hidden is as unknown as a missing id.
-      expected: only(['stranger', 'participant', 'blocked by me'], 204),
+      // Blocking again is a no-op (204). Whoever the user may report they may block (here, someone
+      // they share a chat with, however it ended): each hidden relation answers alike, so none is told.
+      expected: only(['stranger', 'participant', 'blocked by me', 'blocked by them', 'unmatched by me', 'unmatched by them', 'banned'], 204),
     },
     {
       name: 'DELETE /api/conversations/{id}/',
@@ -272,6 +273,26 @@ describe.each(backends)('safety on %s', (backend) => {
     expect((await api().post(`/api/users/${a.id}/block/`, { token: a.token })).status).toBe(400);
     expect((await api().post('/api/users/999999/block/', { token: a.token })).body).toEqual(NOT_FOUND);
     expect((await api().post('/api/users/me/block/', { token: a.token })).status).toBe(404);
+  });
+
+  it('keeps both blocks when two people in a chat block each other at once: each unblock takes back only its own', async () => {
+    const { a, b, conversationId } = await matched();
+    const both = await Promise.all([
+      api().post(`/api/users/${b.id}/block/`, { token: a.token }),
+      api().post(`/api/users/${a.id}/block/`, { token: b.token }),
+    ]);
+    expect(both.map((reply) => reply.status)).toEqual([204, 204]);
+    const listed = async (user: TestUser) => (await api().get('/api/users/me/blocks/', { token: user.token })).body.results.map((row: { id: number }) => row.id);
+    expect([await listed(a), await listed(b)]).toEqual([[b.id], [a.id]]);
+
+    // The first to unblock takes back their block alone: the other's still hides the two from each other.
+    expect((await api().delete(`/api/users/${b.id}/block/`, { token: a.token })).status).toBe(204);
+    expect((await api().get(`/api/users/${b.id}/profile/`, { token: a.token })).body).toEqual(NOT_FOUND);
+    expect((await api().get(`/api/users/${a.id}/profile/`, { token: b.token })).body).toEqual(NOT_FOUND);
+    expect([await listed(a), await listed(b)]).toEqual([[], [a.id]]);
+    expect((await api().delete(`/api/users/${a.id}/block/`, { token: b.token })).status).toBe(204);
+    expect((await api().get(`/api/users/${b.id}/profile/`, { token: a.token })).status).toBe(200);
+    expect((await api().get(`/api/conversations/${conversationId}/`, { token: a.token })).status).toBe(404);
   });
 
   it('says on the list of blocks whom the user has an open report of, until a moderator decides it', async () => {

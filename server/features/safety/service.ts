@@ -121,13 +121,15 @@ async function isVisiblePerson(db: DbOrTx, viewerId: number, userId: number): Pr
 }
 
 /**
- * Whom a user may report: someone they may see, someone they shared a conversation with (ended since
+ * Whom a user may report, or block: someone they may see, someone they shared a conversation with (ended since
  * by a block, an unmatch or a ban: what was written there is what gets reported), someone on their own
  * list of blocked people (blocked from a profile in a hurry, the report thought of later), or someone
  * whose report by them is still open (a second report adds to it). The reporter's own block tells them
  * nothing they do not know, so it holds whatever else hides that person since: a 404 would tell them
  * what (a ban, a block the other way). Anyone else, among them whoever blocked the reporter, is as
  * unknown as an id that never existed, so that a report cannot tell a hidden account from none.
+ * A block asks the same: two in a chat who block each other at the same moment each keep their own
+ * block, so that the first to unblock does not bring the other back to the one who blocked them too.
  */
 async function isReportable(tx: Tx, reporterId: number, reportedId: number): Promise<boolean> {
   const [low, high] = reporterId < reportedId ? [reporterId, reportedId] : [reportedId, reporterId];
@@ -143,8 +145,8 @@ async function isReportable(tx: Tx, reporterId: number, reportedId: number): Pro
 
 /**
  * Blocks `otherId` for `userId`: two-way and at once. Blocking again changes nothing.
- * Returns null for someone the blocker cannot see (unknown, or already hidden), which the route
- * answers as a missing id; otherwise the conversation it ended, if any. It queues with the pair's
+ * Returns null for someone the blocker could not report (`isReportable`: unknown, or hidden without
+ * a chat between them), which the route answers as a missing id; otherwise the conversation it ended, if any. It queues with the pair's
  * likes (`lockPair`): a like that came first has its match ended here, one that comes after finds
  * the block.
  */
@@ -158,7 +160,7 @@ export async function block(db: Db, userId: number, otherId: number): Promise<En
       .from(blocks)
       .where(and(eq(blocks.blockerId, userId), eq(blocks.blockedId, otherId)));
     if (already) return [];
-    if (!(await isVisiblePerson(tx, userId, otherId))) return null;
+    if (!(await isReportable(tx, userId, otherId))) return null;
     await tx.insert(blocks).values({ blockerId: userId, blockedId: otherId }).onConflictDoNothing();
     return endConversationBetween(tx, userId, otherId, 'block');
   }).catch(goneMeanwhile);
