@@ -295,6 +295,44 @@ describe.each(backends)('safety on %s', (backend) => {
     expect((await api().get(`/api/conversations/${conversationId}/`, { token: a.token })).status).toBe(404);
   });
 
+  it('tells each person once of a block: blocking again, or blocking back, pushes nothing more to the one blocked', async () => {
+    const { a, b, conversationId } = await matched();
+    const [aSocket, bSocket] = await Promise.all([connect(server.url, a.token), connect(server.url, b.token)]);
+    try {
+      const heardBy = { a: record(aSocket), b: record(bSocket) };
+      const told = [waitFor(aSocket, 'person:gone'), waitFor(bSocket, 'person:gone')];
+      expect((await api().post(`/api/users/${b.id}/block/`, { token: a.token })).status).toBe(204);
+      await Promise.all(told);
+      // A double tap, and the one blocked blocking back.
+      expect((await api().post(`/api/users/${b.id}/block/`, { token: a.token })).status).toBe(204);
+      expect((await api().post(`/api/users/${a.id}/block/`, { token: b.token })).status).toBe(204);
+      // A last event that reaches both, sent after the blocks, is all they hear besides the first block's news.
+      const marker = await makeCompletedUser(server);
+      const fromMarker = (gone: { user_id: number }) => gone.user_id === marker.id;
+      const markerHeard = [waitFor(aSocket, 'person:gone', fromMarker), waitFor(bSocket, 'person:gone', fromMarker)];
+      expect((await api().post(`/api/users/${a.id}/block/`, { token: marker.token })).status).toBe(204);
+      expect((await api().post(`/api/users/${b.id}/block/`, { token: marker.token })).status).toBe(204);
+      await Promise.all(markerHeard);
+      const markerNews = { event: 'person:gone', payload: { user_id: marker.id } };
+      const endings = (heard: typeof heardBy.a) => heard.filter(({ event }) => event === 'match:removed' || event === 'person:gone');
+      expect(endings(heardBy.a)).toEqual([
+        { event: 'match:removed', payload: { conversation_id: conversationId, by_you: true } },
+        { event: 'person:gone', payload: { user_id: b.id, by_you: true } },
+        markerNews,
+      ]);
+      // Blocking back is the blocker's own doing, told to their own phones alone.
+      expect(endings(heardBy.b)).toEqual([
+        { event: 'match:removed', payload: { conversation_id: conversationId } },
+        { event: 'person:gone', payload: { user_id: a.id } },
+        { event: 'person:gone', payload: { user_id: a.id, by_you: true } },
+        markerNews,
+      ]);
+    } finally {
+      aSocket.close();
+      bSocket.close();
+    }
+  });
+
   it('says on the list of blocks whom the user has an open report of, until a moderator decides it', async () => {
     const { a, b } = await matched();
     const c = await makeCompletedUser(server, { name: 'Cleo' }, { firstName: 'Cleo' });

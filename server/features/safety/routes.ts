@@ -51,10 +51,13 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post('/api/users/:id/block/', { schema: bodyless, onRequest: app.limits.hook('block') }, async (request, reply) => {
     const { id } = currentUser(request);
-    const ended = await block(app.db, id, request.params.id);
-    if (!ended) throw new NotFound();
-    announceEnded(app.publish, ended, id);
-    outOfReach(id, request.params.id);
+    const outcome = await block(app.db, id, request.params.id);
+    if (!outcome) throw new NotFound();
+    // Blocked already (a double tap, a retry, another phone): everyone was told the first time.
+    if (outcome.added) {
+      announceEnded(app.publish, outcome.ended, id);
+      outOfReach(id, request.params.id, { blockedTold: outcome.hid });
+    }
     return reply.code(204).send(null);
   });
 

@@ -143,26 +143,39 @@ async function isReportable(tx: Tx, reporterId: number, reportedId: number): Pro
   return rows.length > 0;
 }
 
+export interface BlockOutcome {
+  /** False when the block was there already: nothing changed, and nobody is told again. */
+  added: boolean;
+  /**
+   * True when the block hid the two from each other (they could see each other until then): only then
+   * is the blocked person told that the blocker is out of reach. A block of someone who blocked first
+   * changes nothing they see, and news of it would tell them of the block alone.
+   */
+  hid: boolean;
+  ended: EndedConversation[];
+}
+
 /**
  * Blocks `otherId` for `userId`: two-way and at once. Blocking again changes nothing.
  * Returns null for someone the blocker could not report (`isReportable`: unknown, or hidden without
- * a chat between them), which the route answers as a missing id; otherwise the conversation it ended, if any. It queues with the pair's
- * likes (`lockPair`): a like that came first has its match ended here, one that comes after finds
- * the block.
+ * a chat between them), which the route answers as a missing id; otherwise what it changed. It
+ * queues with the pair's likes (`lockPair`): a like that came first has its match ended here, one
+ * that comes after finds the block.
  */
-export async function block(db: Db, userId: number, otherId: number): Promise<EndedConversation[] | null> {
+export async function block(db: Db, userId: number, otherId: number): Promise<BlockOutcome | null> {
   if (otherId === userId) throw ValidationError.field('non_field_errors', CANNOT_BLOCK_SELF);
-  return db.transaction(async (tx) => {
+  return db.transaction(async (tx): Promise<BlockOutcome | null> => {
     // First, as a like of the pair does: a like in flight commits its match before this looks for it.
     await lockPair(tx, userId, otherId);
     const [already] = await tx
       .select({ one: sql`1` })
       .from(blocks)
       .where(and(eq(blocks.blockerId, userId), eq(blocks.blockedId, otherId)));
-    if (already) return [];
+    if (already) return { added: false, hid: false, ended: [] };
     if (!(await isReportable(tx, userId, otherId))) return null;
+    const hid = await isVisiblePerson(tx, userId, otherId);
     await tx.insert(blocks).values({ blockerId: userId, blockedId: otherId }).onConflictDoNothing();
-    return endConversationBetween(tx, userId, otherId, 'block');
+    return { added: true, hid, ended: await endConversationBetween(tx, userId, otherId, 'block') };
   }).catch(goneMeanwhile);
 }
 
