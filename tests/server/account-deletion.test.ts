@@ -372,6 +372,8 @@ describe.each(backends)('deleting one’s account on %s', (backend) => {
   it.each([
     ['a read of the account', (token: string) => api().get('/api/users/me/', { token })],
     ['a read of its profile', (token: string) => api().get('/api/users/me/profile/', { token })],
+    ['a read of the events it organizes', (token: string) => api().get('/api/events/mine/', { token })],
+    ['a read of its current event', (token: string) => api().get('/api/events/current/', { token })],
     ['a block', (token: string, other: number) => api().post(`/api/users/${other}/block/`, { token })],
     ['a report', (token: string, other: number) => api().post('/api/reports/', { token, json: { user_id: other, reason: 'spam' } })],
     [

@@ -187,7 +187,10 @@ export async function createEvent(db: Db, organizerId: number, input: EventInput
 export type EventListPosition = { id: number };
 export const EventListPositionSchema: z.ZodType<EventListPosition> = z.object({ id: z.number().int().min(1).max(2_147_483_647) });
 
-/** "My events": the ones this user organizes, newest first. */
+/**
+ * "My events": the ones this user organizes, newest first. None at all for a request that passed
+ * sign-in just before its account was deleted (another phone): the session ended with the account.
+ */
 export async function listOrganizedEvents(
   db: Db,
   organizerId: number,
@@ -199,15 +202,27 @@ export async function listOrganizedEvents(
     .where(and(eq(events.organizerId, organizerId), options.after ? lt(events.id, options.after.id) : undefined))
     .orderBy(desc(events.id))
     .limit(options.limit + 1);
+  if (rows.length === 0 && !(await accountExists(db, organizerId))) throw new SessionEnded();
   const now = Date.now();
   return sliceOf(rows, options.limit, (row) => presentOrganizerEvent(row, now), (row) => ({ id: row.id }));
 }
 
-/** The user's current event (an open attendance, not lapsed), or null. */
+/**
+ * The user's current event (an open attendance, not lapsed), or null. A request that passed sign-in
+ * just before its account was deleted is told its session ended, not that it is at no event.
+ */
 export async function currentEventOf(db: Db, userId: number): Promise<EventRecord | null> {
   const [row] = await currentEventStatement.run<{ event_id: number | null }>(db, { userId });
-  if (!row || row.event_id === null) return null;
+  if (!row || row.event_id === null) {
+    if (!(await accountExists(db, userId))) throw new SessionEnded();
+    return null;
+  }
   return findEventById(db, Number(row.event_id));
+}
+
+async function accountExists(db: Db, userId: number): Promise<boolean> {
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId));
+  return user !== undefined;
 }
 
 export async function currentEventIdOfUser(db: Db, userId: number): Promise<number | null> {
