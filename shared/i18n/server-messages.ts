@@ -63,8 +63,8 @@ export const SERVER_MESSAGES = {
     es: 'Esta versión de la app ya no puede conectarse: recarga la página.',
   },
   date_time_format: {
-    en: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
-    es: 'La fecha y hora tienen un formato incorrecto. Usa este formato: AAAA-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+    en: 'Datetime has wrong format. Use this format instead: YYYY-MM-DDThh:mm:ss[.uuuuuu] followed by Z or an offset (+HH:MM or -HH:MM).',
+    es: 'La fecha y hora tienen un formato incorrecto. Usa este formato: AAAA-MM-DDThh:mm:ss[.uuuuuu] seguido de Z o de un desfase (+HH:MM o -HH:MM).',
   },
 
   // Status details.

@@ -135,6 +135,25 @@ describe.each(backends)('events on %s', (backend) => {
       }
     });
 
+    it('says the format a time must have: seconds and an offset (or Z) are required, not optional', async () => {
+      const organizer = await makeUser(server);
+      const ends_at = new Date(Date.now() + HOUR).toISOString();
+      for (const [language, format] of [
+        ['en', 'Datetime has wrong format. Use this format instead: YYYY-MM-DDThh:mm:ss[.uuuuuu] followed by Z or an offset (+HH:MM or -HH:MM).'],
+        ['es', 'La fecha y hora tienen un formato incorrecto. Usa este formato: AAAA-MM-DDThh:mm:ss[.uuuuuu] seguido de Z o de un desfase (+HH:MM o -HH:MM).'],
+      ]) {
+        // What the old copy called optional: the seconds, then the offset.
+        for (const starts_at of ['2030-01-01T10:00+01:00', '2030-01-01T10:00:00']) {
+          const reply = await api().post('/api/events/', {
+            token: organizer.token,
+            headers: { 'accept-language': language! },
+            json: { name: 'Party', join_mode: 'qr', starts_at, ends_at },
+          });
+          expect([reply.status, reply.body], `${language} ${starts_at}`).toEqual([400, { starts_at: [format] }]);
+        }
+      }
+    });
+
     it('refuses bad input with every bad field at once, and strangers with a 401', async () => {
       const organizer = await makeUser(server);
       const now = Date.now();
