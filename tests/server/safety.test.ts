@@ -774,6 +774,31 @@ describe.each(backends)('safety on %s', (backend) => {
     expect((await api().get(`/api/users/${troll.id}/profile/`, { token: other.token })).status).toBe(404);
   });
 
+  it('stops a banned organizer’s events: the one going on ends, its guests told; one not started is gone', async () => {
+    const organizer = await makeCompletedUser(server);
+    const guest = await makeCompletedUser(server);
+    const late = await makeCompletedUser(server);
+    const live = await makeEvent(server, organizer);
+    const later = await makeEvent(server, organizer, {
+      starts_at: new Date(Date.now() + 5 * 3_600_000).toISOString(),
+      ends_at: new Date(Date.now() + 8 * 3_600_000).toISOString(),
+    });
+    expect((await api().post(`/api/events/${live.code}/check-in/`, { token: guest.token, json: {} })).status).toBe(200);
+    const guestSocket = await connect(server.url, guest.token);
+    try {
+      const told = waitFor(guestSocket, 'event:changed', (payload) => payload.event.id === live.id);
+      await banThroughModeration(server, moderator, organizer);
+      expect((await told).event.status).toBe('after');
+      const refused = await api().post(`/api/events/${live.code}/check-in/`, { token: late.token, json: {} });
+      expect([refused.status, refused.body.code]).toEqual([409, 'ended']);
+      expect((await api().get(`/api/events/${later.code}/`)).status).toBe(404);
+      // Those inside keep the after-party's deck: they met each other, not the organizer.
+      expect((await api().get('/api/events/current/', { token: guest.token })).body.event).toMatchObject({ id: live.id, status: 'after' });
+    } finally {
+      guestSocket.close();
+    }
+  });
+
   it('tells a phone that was away during the ban that the account is suspended, and nobody else', async () => {
     const troll = await makeCompletedUser(server);
     // Another phone of theirs signed out before the ban; a third, asleep through it, holds its token.

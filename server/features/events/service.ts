@@ -25,7 +25,7 @@ import {
 import { z } from '../../../shared/schemas/zod';
 import { eventStatusAt } from '../../../shared/event-status';
 import { type ServerText, serverText } from '../../../shared/i18n/server-messages';
-import { type Db, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
+import { type Db, type DbOrTx, PreparedStatement, rowsOf, transactionInOneRoundTrip } from '../../db/client';
 import { attendances, conversations, events, eventTallies, messages, reactions, users } from '../../db/schema';
 import { AccountSuspended, ApiError, Conflict, type FieldMessages, NotFound, SessionEnded, ValidationError } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
@@ -568,6 +568,25 @@ export async function deleteEvent(db: Db, event: EventRecord): Promise<void> {
   if (deleted.length > 0) return;
   if (!(await findEventById(db, event.id))) throw new NotFound();
   throw new Conflict(serverText('event_already_started'));
+}
+
+/**
+ * A banned organizer's events stop, as the organizer would stop them: those not started yet are
+ * deleted, those going on end now (their after-party stays open to the people inside, who met each
+ * other, not the organizer). No one new checks in to any of them. Returns the ids of each kind, for
+ * their rooms to be told once this has committed.
+ */
+export async function stopEventsOf(tx: DbOrTx, organizerId: number): Promise<{ deleted: number[]; ended: number[] }> {
+  const deleted = await tx
+    .delete(events)
+    .where(and(eq(events.organizerId, organizerId), sql`${events.startsAt} > now()`))
+    .returning({ id: events.id });
+  const ended = rowsOf<{ id: number }>(
+    await tx.execute(sql`
+      update ${events} set ends_at = now(), starts_at = least(starts_at, now() - interval '1 second')
+      where organizer_id = ${organizerId} and ends_at > now() returning id`),
+  );
+  return { deleted: deleted.map((row) => row.id), ended: ended.map((row) => Number(row.id)) };
 }
 
 /**

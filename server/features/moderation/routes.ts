@@ -11,6 +11,7 @@ import {
 import { z } from '../../../shared/schemas/zod';
 import { NotFound } from '../../errors';
 import { currentUser } from '../../plugins/auth';
+import { findEventById, presentEvent } from '../events/service';
 import { stopRenewalOfBanned } from '../payments/subscription';
 import { announceEnded } from '../safety/service';
 import { getReport, isModerator, listReports, type QueuePosition, reportPhotoKey, resolveReport } from './service';
@@ -81,6 +82,12 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
         // Whoever may have them on screen (their card, their like) drops them now, as after a block.
         app.publish(shownTo, 'person:gone', { user_id: userId });
         if (leftEventId !== null) app.eventLive.left(userId, leftEventId);
+        // Their events' guests hear of them as of an organizer's own deletion or early end.
+        for (const eventId of resolution.banned.events.deleted) app.eventLive.removed(eventId, userId);
+        for (const eventId of resolution.banned.events.ended) {
+          const event = await findEventById(app.db, eventId);
+          if (event) app.eventLive.changedByOrganizer(presentEvent(event), userId);
+        }
         // They can no longer sign in to cancel their plan: it ends at the end of the period paid for.
         await stopRenewalOfBanned(app.db, app.stripe, userId, request.log);
       }

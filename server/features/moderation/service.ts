@@ -6,6 +6,7 @@ import { type Db, type DbOrTx, rowsOf } from '../../db/client';
 import { attendances, authTokens, moderationActions, profiles, type ReportAddition, type ReportSnapshot, reports, users } from '../../db/schema';
 import { Conflict } from '../../errors';
 import { type Slice, sliceOf } from '../../lib/page';
+import { stopEventsOf } from '../events/service';
 import { lockOutLikes } from '../matching/locks';
 import type { BillingLog } from '../payments/end-billing';
 import { resumeRenewalOfUnbanned } from '../payments/subscription';
@@ -199,7 +200,8 @@ export interface Resolution {
    * Set on a ban: whose sessions it ended (their token hashes: marked `endedByBan` with the ban, they
    * are to be forgotten wherever they are trusted), which conversations ended with it, and the event
    * they were checked in to (they leave it: its count goes down), and whose phones may show them
-   * (`whoMayShow`: their card, their like), to be told they are gone.
+   * (`whoMayShow`: their card, their like), to be told they are gone; and the events they organize
+   * that the ban stopped (`stopEventsOf`), whose rooms are to be told.
    */
   banned: {
     userId: number;
@@ -207,13 +209,14 @@ export interface Resolution {
     ended: EndedConversation[];
     leftEventId: number | null;
     shownTo: number[];
+    events: { deleted: number[]; ended: number[] };
   } | null;
 }
 
 /**
  * Resolves an open report: dismissed, or the reported person banned. A ban hides them from everyone
  * at once (the visibility rule reads `banned_at`), ends their sessions, their conversations, checks
- * them out of their event, and resolves every other open report about them, all in one transaction:
+ * them out of their event, stops the events they organize, and resolves every other open report about them, all in one transaction:
  * whatever stops the request after it commits, no session of theirs outlives it where it is read
  * next (on another instance, or here once the cache's trust ends). The caller then drops their
  * sockets and tells their partners and the event's room. The photo copies kept with a report go once
@@ -280,6 +283,7 @@ export async function resolveReport(
         .set({ leftAt: sql`now()` })
         .where(and(eq(attendances.userId, userId), isNull(attendances.leftAt)))
         .returning({ eventId: attendances.eventId });
+      const stopped = await stopEventsOf(tx, userId);
       const others = await tx
         .update(reports)
         .set({ ...resolved, resolution: 'ban', resolvedWith: reportId })
@@ -292,6 +296,7 @@ export async function resolveReport(
         ended,
         leftEventId: left?.eventId ?? null,
         shownTo,
+        events: stopped,
       };
     }
     const photos = await dropPhotoCopies(tx, resolvedIds);
