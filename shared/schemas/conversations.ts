@@ -43,7 +43,7 @@ export const ConversationSummary = z.object({
     .enum(MATCH_SEEN)
     .nullable()
     .optional()
-    .describe('In the empty list: how far the reader has seen the match on any device (its overlay, then the chats), null for not yet.'),
+    .describe('How far the reader has seen the match on any device (its overlay, then the chats), null for not yet.'),
   entered: z
     .boolean()
     .optional()

@@ -77,6 +77,19 @@ describe('one user on several phones', () => {
     expect(refused).toMatchObject({ ok: false, error: { code: 'validation' } });
   });
 
+  it('keeps how far I saw a match once my partner writes first: a phone that was away does not show its overlay again', async () => {
+    const { a: ana, b: ben, conversationId } = await makePair(server);
+    const anaPhone = await connectAs(ana.token);
+    expect(await anaPhone.emitWithAck('match:seen', { conversation_ids: [conversationId], seen: 'overlay' })).toEqual({ ok: true });
+    const api = client(server.url);
+    expect((await api.post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'Hola!' } })).status).toBe(201);
+    // The match moved to the started list, not read in yet: the tablet that was asleep reads it there.
+    const listed = (token: string) => api.get('/api/conversations/started/', { token });
+    const [forAna, forBen] = await Promise.all([listed(ana.token), listed(ben.token)]);
+    expect(forAna.body.results).toEqual([expect.objectContaining({ id: conversationId, entered: false, seen: 'overlay' })]);
+    expect(forBen.body.results).toEqual([expect.objectContaining({ id: conversationId, entered: true, seen: null })]);
+  });
+
   it('tells every phone of mine of an undo (deck:undone) with what it took back, and nobody else', async () => {
     const [ana, ben] = await Promise.all([makeCompletedUser(server, { name: 'Ana' }), makeCompletedUser(server, { name: 'Ben', bio: 'Back.' })]);
     await subscribeThroughTestCheckout(server, ana);

@@ -73,6 +73,7 @@ describe.each(backends)('conversations on %s', (backend) => {
         entered: false,
         last_activity: expect.any(String),
         unread_count: 2,
+        seen: null,
       },
     ]);
     const forCleo = await api().get('/api/conversations/started/', { token: a.token });

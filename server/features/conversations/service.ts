@@ -369,9 +369,9 @@ export async function listConversations(
       other_user_id: row.otherUserId,
       last_message: row.lastMessage,
       last_activity: new Date(Number(row.activityUs) / 1000).toISOString(),
-      ...(options.kind === 'started'
-        ? { unread_count: row.unreadCount, last_message_mine: row.lastMessageMine, entered: row.entered }
-        : { seen: MATCH_SEEN[row.matchSeen - 1] ?? null }),
+      // On both lists: a match whose partner wrote first is as new as one in `empty` until seen.
+      seen: MATCH_SEEN[row.matchSeen - 1] ?? null,
+      ...(options.kind === 'started' ? { unread_count: row.unreadCount, last_message_mine: row.lastMessageMine, entered: row.entered } : {}),
     }),
     (row) => ({ activityUs: row.activityUs, id: row.id }),
   );
