@@ -112,14 +112,17 @@ interface DeckState {
   undone: (card: DeckCard) => void;
   /** Shows a match's overlay, or after those showing and waiting: each for its full time, one after the other. */
   showMatch: (match: MatchOverlay) => void;
-  /** Closes the match shown, seen: the user's other phones show it no more. `elsewhere`: seen on one of them, which said so. */
+  /**
+   * Closes the match shown, seen: the user's other phones show it no more. `elsewhere`: seen on one of
+   * them, which said so, or ended (`dropMatch`): nothing to tell.
+   */
   hideMatch: (elsewhere?: boolean) => void;
   /**
    * Holds the match shown while the keyboard (a screen reader's too) is on it, to be read and answered
    * at the user's pace; let go, it closes after what was left of its DECK_MATCH_OVERLAY_MS.
    */
   holdMatch: (held: boolean) => void;
-  /** A match that ended (an unmatch, a block) before its overlay's turn: it does not show. */
+  /** A match that ended (an unmatch, a block): its overlay closes if it shows (its chat is gone), and does not show if it waits its turn. */
   dropMatch: (conversationId: number) => void;
   reset: () => void;
 }
@@ -420,6 +423,8 @@ export const useDeck = create<DeckState>()((set, get) => {
       // Its photo with it: kept for a turn that will not come, it would stay decoded until a sign-out.
       for (const match of waiting) if (match.conversationId === conversationId) matchPhotos.delete(match);
       set({ matchesWaiting: waiting.filter((match) => match.conversationId !== conversationId) });
+      // Showing: it closes, and the next comes as after any close.
+      if (get().match?.conversationId === conversationId) return get().hideMatch(true);
       // It may have been next, waiting for its photo: the one after it needs not wait for that.
       showNextMatch();
     },

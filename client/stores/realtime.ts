@@ -167,7 +167,6 @@ function seenElsewhere(ids: number[], inChats: boolean) {
     deck.rememberMatch(id);
     deck.dropMatch(id);
   }
-  if (ids.some((id) => id === deck.match?.conversationId)) deck.hideMatch(true);
   if (inChats) useConversations.setState(({ newMatches }) => ({ newMatches: newMatches.filter((id) => !ids.includes(id)) }));
 }
 

@@ -181,6 +181,23 @@ describe('the match overlay’s time on screen', () => {
     expect(shownWith()).toBeNull();
   });
 
+  it('closes the match showing when it ends, though its time is not up, and shows the next', async () => {
+    // Heard with the phone away: it waits there for the user to see it.
+    comeBack('hidden');
+    hear('match:new', matchWith(7, 'Pablo'));
+    hear('match:new', matchWith(8, 'Hugo'));
+    await wait(60_000);
+    expect(shownWith()).toContain('Pablo');
+    // Pablo unmatched (or blocked) meanwhile: his chat is gone, and nobody likes anybody any more.
+    hear('match:removed', { conversation_id: 7 });
+    comeBack();
+    await wait(A_MOMENT);
+    expect(shownWith()).toContain('Hugo');
+    // Seen on another phone: closed here too.
+    hear('match:seen', { conversation_ids: [8], seen: 'overlay' });
+    expect(shownWith()).toBeNull();
+  });
+
   it('shows the next one as soon as the one showing is closed', async () => {
     hear('match:new', matchWith(7, 'Pablo'));
     hear('match:new', matchWith(8, 'Hugo'));
