@@ -47,7 +47,12 @@ export function useDecide() {
       const elsewhere = watchAnswers();
       reaction
         .then(
-          () => usePlan.getState().reacted(card, action),
+          (result) => {
+            // A pass of someone matched (a like on another phone made the match meanwhile) changed nothing:
+            // the last decision, and what undo would take back, is as it was.
+            if (result.match && action !== 'like') return;
+            usePlan.getState().reacted(card, action);
+          },
           (error: unknown) => {
             if (error instanceof LikesExhausted) {
               if (!elsewhere.has(card.id)) restore(card);

@@ -8,7 +8,7 @@
  */
 import { act, cleanup, renderHook } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SWIPE_EXIT_MS } from '../../shared/constants';
+import { type Reaction, SWIPE_EXIT_MS } from '../../shared/constants';
 import type { ServerToClientEvents } from '../../shared/events';
 import type { ReactionResult } from '../../shared/schemas/matching';
 import type { DeckCard } from '../../shared/schemas/users';
@@ -23,6 +23,7 @@ const { useDecide } = await import('../../client/components/DeckPerks');
 const { NetworkError } = await import('../../client/lib/api');
 const { toast } = await import('../../client/lib/toast');
 const { useDeck } = await import('../../client/stores/deck');
+const { usePlan } = await import('../../client/stores/plan');
 const { startRealtime, stopRealtime } = await import('../../client/stores/realtime');
 
 const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: 'Hi', image: null });
@@ -35,14 +36,15 @@ function hear<E extends keyof ServerToClientEvents>(event: E, payload: Parameter
   act(() => hearOnSocket(event, payload));
 }
 
-/** Likes the card on top, as a swipe does; the answer is the test's to give. */
-function likeFromTheDeck() {
+/** Decides about the card on top, as a swipe does; the answer is the test's to give. */
+function decideFromTheDeck(action: Reaction) {
   const answer = later<ReactionResult>();
   api.react.mockReturnValueOnce(answer.promise);
   const { result } = renderHook(() => useDecide());
-  act(() => void result.current('like'));
+  act(() => void result.current(action));
   return answer;
 }
+const likeFromTheDeck = () => decideFromTheDeck('like');
 
 describe('the match overlay of a like from the deck', () => {
   const vibrate = vi.fn(() => true);
@@ -60,6 +62,7 @@ describe('the match overlay of a like from the deck', () => {
     stopRealtime();
     cleanup();
     useDeck.getState().reset();
+    usePlan.getState().reset();
     vi.useRealTimers();
     vi.clearAllMocks();
     vi.mocked(console.error).mockRestore();
@@ -167,6 +170,30 @@ describe('the match overlay of a like from the deck', () => {
     expect(said).toContain('41');
     expect(said).not.toContain('Ben');
   });
+
+  it.each(['dislike', 'skip'] as const)(
+    'takes a %s answered with a match (a like on another phone made it) for no decision: nothing new to undo',
+    async (action) => {
+      // Heard first: the like's news left as it committed, before this pass, which waited for it, was answered.
+      const answer = decideFromTheDeck(action);
+      hear('match:new', { ...MATCH, by_you: true });
+      answer.resolve({ match: true, conversation_id: 7 });
+      await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS);
+      expect(useDeck.getState().match).toEqual(OVERLAY);
+      expect(usePlan.getState().lastPass).toBeNull();
+      act(() => useDeck.getState().hideMatch());
+
+      // A card left from before a match made on another phone: its pass changes nothing, and what undo
+      // would take back is still the pass before it.
+      expect(deckIds()).toEqual([cleo.id, dan.id]);
+      decideFromTheDeck(action).resolve({ match: false, conversation_id: null });
+      await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS);
+      expect(usePlan.getState().lastPass).toEqual(cleo);
+      decideFromTheDeck(action).resolve({ match: true, conversation_id: 8 });
+      await vi.advanceTimersByTimeAsync(SWIPE_EXIT_MS);
+      expect(usePlan.getState().lastPass).toEqual(cleo);
+    },
+  );
 
   it('leaves the match to a profile page whose own like is waiting for its answer (it shows its own overlay)', async () => {
     const answer = later<ReactionResult>();
