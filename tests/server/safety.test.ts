@@ -1223,6 +1223,47 @@ describe.skipIf(!(await hasPostgres()))('two moderators deciding one report at o
 });
 
 /**
+ * A report whose transaction began before others committed and waited (for the reported person's
+ * row, the test's transaction standing in for whatever held it) while a moderator read the open
+ * queue's first page: "Show more" still reaches it.
+ */
+describe.skipIf(!(await hasPostgres()))('a report committed while a moderator pages the open queue, on PostgreSQL', () => {
+  const races = racesOnPostgres();
+
+  it('lists it on a later page, not before the page already read', async () => {
+    const { server, hold, stuckOrDone } = races;
+    const api = client(server.url);
+    const moderator = await makeModerator(server);
+    const people = [];
+    for (let i = 0; i < 6; i++) people.push(await makeCompletedUser(server));
+    const [late, lateTarget, first, firstTarget, second, secondTarget] = people as [TestUser, TestUser, TestUser, TestUser, TestUser, TestUser];
+    const fileReport = (by: TestUser, of: TestUser) => api.post('/api/reports/', { token: by.token, json: { user_id: of.id, reason: 'spam' } });
+    const release = await hold('select 1 from users where id = $1 for update', [lateTarget.id]);
+    let filed: Promise<ApiResponse>;
+    let firstPage: ApiResponse;
+    try {
+      filed = fileReport(late, lateTarget);
+      expect(await stuckOrDone(filed, 1)).toBe(false);
+      expect((await fileReport(first, firstTarget)).status).toBe(201);
+      expect((await fileReport(second, secondTarget)).status).toBe(201);
+      firstPage = await api.get('/api/moderation/reports/?limit=1', { token: moderator.token });
+    } finally {
+      await release();
+    }
+    const lateReport = await filed;
+    expect(lateReport.status).toBe(201);
+    const seen: number[] = firstPage.body.results.map((report: { id: number }) => report.id);
+    for (let next = firstPage.body.next as string | null; next; ) {
+      const page = await api.get(`/api/moderation/reports/?limit=1&cursor=${encodeURIComponent(next)}`, { token: moderator.token });
+      seen.push(...page.body.results.map((report: { id: number }) => report.id));
+      next = page.body.next;
+    }
+    expect(seen).toHaveLength(3);
+    expect(seen).toContain(lateReport.body.id);
+  });
+});
+
+/**
  * The purge beside an account's deletion, on PostgreSQL: the deletion takes each of the account's
  * conversations (its cascade deletes them), then their messages. The test's own transaction stands in
  * for it, holding an ended conversation's row.

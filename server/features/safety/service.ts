@@ -390,9 +390,13 @@ export async function report(
       }
 
       const { snapshot, conversationId } = await takeSnapshot(tx, evidence, media, reporterId, reportedId, copied);
+      // Its time is the insert's, moments before the commit, not the transaction's start (`now()`): this
+      // one may have waited above, and copied photos, while later reports committed. Dated before them,
+      // it would land behind a page of the open queue a moderator has already read, and "Show more",
+      // which reads on from that page's last report, would never reach it.
       const [row] = await tx
         .insert(reports)
-        .values({ reporterId, reportedId, reason: input.reason, details, conversationId, snapshot })
+        .values({ reporterId, reportedId, reason: input.reason, details, conversationId, snapshot, createdAt: sql`clock_timestamp()` })
         .returning({ id: reports.id });
       return { id: row!.id, created: true, hid, ended };
     });
