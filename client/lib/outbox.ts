@@ -16,6 +16,8 @@ export interface OutboxEntry {
   time: string;
   /** The tab that has it on its way (`thisTab` there); none in an outbox written before tabs were told apart. */
   tab?: string;
+  /** The tab that had it before, as it closed or reloaded: reloaded, that tab takes it back (`restoreOutbox`). */
+  from?: string;
 }
 
 const outboxKey = (userId: number) => `${OUTBOX_KEY}${userId}`;
@@ -33,7 +35,8 @@ const isOutboxEntry = (value: unknown): value is OutboxEntry => {
     typeof entry.client_id === 'string' &&
     typeof entry.content === 'string' &&
     typeof entry.time === 'string' &&
-    (entry.tab === undefined || typeof entry.tab === 'string')
+    (entry.tab === undefined || typeof entry.tab === 'string') &&
+    (entry.from === undefined || typeof entry.from === 'string')
   );
 };
 
@@ -64,12 +67,27 @@ export function writeOutbox(userId: number, entries: OutboxEntry[]) {
   }
 }
 
+/** This tab's name, in session storage: a reload keeps it (`thisTab`). */
+const TAB_KEY = 'chat_tab';
 /**
  * This tab, as its outbox entries name it. It holds a Web Lock of that name for as long as it is open,
  * which the browser lets go when the tab is closed (or crashes, or is discarded): another tab waiting
- * for the lock then knows it is gone, with no heartbeat to miss.
+ * for the lock then knows it is gone, with no heartbeat to miss. The same through a reload, which lets
+ * the lock go too: what another tab took up meanwhile is this one's to take back. Not for a tab
+ * duplicated (loaded otherwise, with a copy of session storage): that one is another.
  */
-export const thisTab = uuid();
+export const thisTab = (() => {
+  const id = uuid();
+  try {
+    const reloaded = (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined)?.type === 'reload';
+    const kept = (reloaded && window.sessionStorage.getItem(TAB_KEY)) || id;
+    window.sessionStorage.setItem(TAB_KEY, kept);
+    return kept;
+  } catch {
+    // No session storage (private mode): a new name at each loading, as a tab closed and opened.
+    return id;
+  }
+})();
 const tabLock = (tab: string) => `chat-tab:${tab}`;
 /** Missing before Safari 15.4, and outside secure contexts (plain http on a LAN address). */
 const locks: LockManager | undefined = navigator.locks;

@@ -2,7 +2,8 @@
 /**
  * Two tabs of one session share the device's outbox: a message one of them has on its way when it is
  * closed is taken up by a tab still open, at once, in the order it was written. A tab is known closed
- * by its Web Lock, which the browser lets go with it (here a stand-in for navigator.locks).
+ * by its Web Lock, which the browser lets go with it (here a stand-in for navigator.locks). A reload lets
+ * it go too: the tab reloaded, which this one is here, keeps its name through it (session storage).
  */
 import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { Message } from '../../shared/schemas/conversations';
@@ -32,6 +33,11 @@ vi.mock('../../client/lib/socket', () => ({
   },
 }));
 
+/** This tab's name before its reload, kept in session storage: the page it is now was loaded by a reload. */
+const THIS_TAB = 'this-tab';
+sessionStorage.setItem('chat_tab', THIS_TAB);
+Object.defineProperty(performance, 'getEntriesByType', { value: () => [{ type: 'reload' }], configurable: true });
+
 const { useChat } = await import('../../client/stores/chat');
 const { useSession } = await import('../../client/stores/session');
 const ME = 1;
@@ -40,18 +46,27 @@ const outbox = () => JSON.parse(localStorage.getItem(outboxKey) ?? '[]') as Arra
 const statuses = () => useChat.getState().threads[7]?.messages.map((message) => `${message.content}:${message.status}`);
 /** Which test this is: client_ids are never the same twice, as this tab remembers those it held. */
 let run = 0;
+/** Written by the tab named `tab` at second `at`. */
+const fromTab = (tab: string, content: string, at: number) => ({
+  conversation_id: 7,
+  client_id: `${tab}${run}-${at}`,
+  content,
+  time: `2026-12-02T10:00:0${at}.000Z`,
+  tab,
+});
 /** Written by the other tab, `A`, at second `at`. */
-const fromTabA = (content: string, at: number) => ({ conversation_id: 7, client_id: `a${run}-${at}`, content, time: `2026-12-02T10:00:0${at}.000Z`, tab: 'A' });
+const fromTabA = (content: string, at: number) => fromTab('A', content, at);
 /** Tab A writes the device's outbox: this tab hears of it, as a browser tells every other tab. */
 function tabAWrites(entries: object[]) {
   localStorage.setItem(outboxKey, JSON.stringify(entries));
   window.dispatchEvent(new StorageEvent('storage', { key: outboxKey, storageArea: localStorage }));
 }
-/** Tab A, open: it holds its lock until it is closed. */
-function openTabA() {
+/** Tab A (or `tab`), open: it holds its lock until it is closed. */
+function openTabA(tab = 'A') {
   let close!: () => void;
-  void locks.request('chat-tab:A', () => new Promise<void>((resolve) => (close = resolve)));
-  return { close: () => close() };
+  const open = new Promise<void>((resolve) => (close = resolve));
+  void locks.request(`chat-tab:${tab}`, () => open);
+  return { close };
 }
 const at = (second: number) => vi.setSystemTime(new Date(`2026-12-02T10:00:0${second}.000Z`));
 
@@ -150,5 +165,47 @@ describe('an outbox another tab of the session left', () => {
     socket.connected = true;
     useSession.setState({ token: 'token', user: { id: ME } as never });
     await vi.waitFor(() => expect(socket.sent).toEqual(['before this tab opened']));
+  });
+
+  it('gives back what it took up from a tab that was reloaded, not closed, and takes it up once that tab is closed', async () => {
+    useSession.setState({ token: 'token', user: { id: ME } as never });
+    const tabA = openTabA();
+    tabAWrites([fromTabA('one', 1), fromTabA('two', 2)]);
+    // Tab A's page goes, to be loaded again: its lock is let go, and this tab takes up its messages.
+    tabA.close();
+    await vi.waitFor(() => expect(statuses()).toEqual(['one:queued', 'two:queued']));
+
+    // Tab A reloaded holds its lock again, and takes back its messages, to send them in its own order.
+    const reloaded = openTabA();
+    tabAWrites([fromTabA('one', 1), fromTabA('two', 2)]);
+    await vi.waitFor(() => expect(statuses()).toEqual([]));
+    expect(outbox().map((entry) => `${entry.content}:${entry.tab}`)).toEqual(['one:A', 'two:A']);
+    socket.connected = true;
+    await useChat.getState().sendQueued();
+    expect(socket.sent).toEqual([]);
+
+    // Closed for good this time: they are this tab's to send.
+    reloaded.close();
+    await vi.waitFor(() => expect(socket.sent).toEqual(['one', 'two']));
+    await vi.waitFor(() => expect(localStorage.getItem(outboxKey)).toBeNull());
+  });
+
+  it('keeps its own through a reload, taken back from the tab that took them up, and sends what it writes next after them', async () => {
+    const tabB = openTabA('B');
+    onTestFinished(() => tabB.close());
+    // Written here before the reload; tab B took them up as the page went, and has one of its own.
+    const mine = [1, 2, 4].map((second, index) => ({ ...fromTab('B', `A${index + 1}`, second), from: THIS_TAB }));
+    localStorage.setItem(outboxKey, JSON.stringify([mine[0], mine[1], fromTab('B', 'B1', 3), mine[2]]));
+    useSession.setState({ token: 'token', user: { id: ME } as never });
+    expect(statuses()).toEqual(['A1:queued', 'A2:queued', 'A3:queued']);
+    at(5);
+    await useChat.getState().send(7, 'A4');
+    expect(statuses()).toEqual(['A1:queued', 'A2:queued', 'A3:queued', 'A4:queued']);
+    expect(outbox().map((entry) => `${entry.content}:${entry.tab}`)).toEqual(['A1:this-tab', 'A2:this-tab', 'B1:B', 'A3:this-tab', 'A4:this-tab']);
+
+    socket.connected = true;
+    await useChat.getState().sendQueued();
+    expect(socket.sent).toEqual(['A1', 'A2', 'A3', 'A4']);
+    expect(outbox().map((entry) => entry.content)).toEqual(['B1']);
   });
 });

@@ -207,7 +207,9 @@ export const sendingSlice: ChatSlice<SendingSlice> = (set, get) => {
       if (restoredFor !== userId) held = new Set();
       for (const entry of readOutbox(userId)) {
         const { tab } = entry;
-        if (closedTab ? tab !== closedTab : tab && tab !== thisTab && whenTabCloses(tab, adopt(get))) continue;
+        // Those another tab took up as this one reloaded are this one's again.
+        if (closedTab ? tab !== closedTab : tab && tab !== thisTab && entry.from !== thisTab && whenTabCloses(tab, adopt(get))) continue;
+        if (closedTab) adoptedFrom.set(entry.client_id, closedTab);
         // This tab's from here on, to write or to drop (at once, below): one heard stored already is dropped.
         held.add(entry.client_id);
         update(entry.conversation_id, (thread) => {
@@ -240,6 +242,8 @@ const ownEntries = (entries: OutboxEntry[]) =>
   JSON.stringify(entries.filter((entry) => entry.tab === thisTab).sort((a, b) => (a.client_id < b.client_id ? -1 : 1)));
 /** The client_ids of every message this tab has had on its way or taken up (`restoreOutbox`), for `restoredFor`. */
 let held = new Set<string>();
+/** The tab each message this tab took up came from (`adopt`), by client_id: that tab, reloaded, takes it back. */
+const adoptedFrom = new Map<string, string>();
 /**
  * The store changed: the outbox on the device holds what is on its way now. `again`: written whether or
  * not this tab's own have changed since it last wrote them.
@@ -251,8 +255,9 @@ function updateOutbox(state: ChatState, again = false) {
   for (const [key, thread] of Object.entries(state.threads)) {
     for (const message of thread.messages) {
       if (onItsWay(message) && message.sender === me && message.client_id) {
-        entries.push({ conversation_id: Number(key), client_id: message.client_id, content: message.content, time: message.time, tab: thisTab });
-        held.add(message.client_id);
+        const { client_id } = message;
+        entries.push({ conversation_id: Number(key), client_id, content: message.content, time: message.time, tab: thisTab, from: adoptedFrom.get(client_id) });
+        held.add(client_id);
       }
     }
   }
@@ -292,7 +297,25 @@ export function keepOutboxOnDevice(chat: StoreApi<ChatState>) {
     const me = useSession.getState().user?.id;
     if (me === undefined || me !== restoredFor || event.key !== `chat_outbox:${me}`) return;
     const stored = readOutbox(me);
-    for (const { tab } of stored) if (tab && tab !== thisTab) whenTabCloses(tab, adopt(chat.getState));
+    const takenBack = new Set<string>();
+    for (const { tab, client_id } of stored) {
+      if (!tab || tab === thisTab) continue;
+      // Named again by the tab this one took it up from: that tab was reloaded, not closed, and sends it in its order.
+      if (adoptedFrom.get(client_id) === tab) {
+        adoptedFrom.delete(client_id);
+        held.delete(client_id);
+        takenBack.add(client_id);
+      }
+      whenTabCloses(tab, adopt(chat.getState));
+    }
+    // In one change of the store: the outbox written after it names none of them this tab's.
+    if (takenBack.size > 0) {
+      chat.setState(({ threads }) => ({
+        threads: Object.fromEntries(
+          Object.entries(threads).map(([id, thread]) => [id, { ...thread, messages: thread.messages.filter((item) => item.id >= 0 || !takenBack.has(item.client_id ?? '')) }]),
+        ),
+      }));
+    }
     // That tab wrote from a copy older than this one's last write (a browser passes a tab's writes on to
     // the others a moment later, and two may cross): this tab's own are put back as it has them, none
     // it sent brought back, to be sent again at the next opening, and none on its way dropped.
