@@ -886,6 +886,39 @@ describe.each(backends)('events on %s', (backend) => {
       const slots = stats.timeline as Array<{ at: string; check_ins: number }>;
       expect(slots.reduce((sum, slot) => sum + slot.check_ins, 0)).toBe(1);
     });
+
+    it('draws the timeline over the event\'s own hours, and after its end only as far as something happened', async () => {
+      const band: [number, number] = [91, 92];
+      const organizer = await makeUser(server);
+      const event = await makeEvent(server, organizer);
+      const ana = await makeCompletedUser(server, person(91, band, { gender: 'female', genders_to_match: ['male'] }));
+      const ben = await makeCompletedUser(server, person(92, band));
+      for (const user of [ana, ben]) await checkIn(server, user, event.code);
+      // The night was from ten hours ago to six hours ago; they came in at its start.
+      const quarter = 15 * MINUTE;
+      const end = Math.floor((Date.now() - 6 * HOUR) / quarter) * quarter;
+      await setEventTimes(server, event.id, { startsAt: new Date(end - 4 * HOUR), endsAt: new Date(end) });
+      await server.app.db.execute(sql`update attendances set checked_in_at = ${new Date(end - 4 * HOUR).toISOString()}::timestamptz where event_id = ${event.id}`);
+      const timeline = async () => {
+        const stats = await api().get(`/api/events/${event.id}/stats/`, { token: organizer.token });
+        expect(stats.status).toBe(200);
+        return stats.body.timeline as Array<{ at: string; check_ins: number; matches: number }>;
+      };
+      // From the opening of check-in (an hour before the start) to the end: not on through six empty hours to now.
+      const night = await timeline();
+      expect(night[0]!.at).toBe(new Date(end - 5 * HOUR).toISOString());
+      expect(night.at(-1)!.at).toBe(new Date(end).toISOString());
+      expect(night.reduce((sum, slot) => sum + slot.check_ins, 0)).toBe(2);
+
+      // They match in the after-party, two hours after the end: the timeline goes on as far as that.
+      await react(ana, ben, 'like');
+      expect((await react(ben, ana, 'like')).match).toBe(true);
+      await server.app.db.execute(sql`update conversations set created_at = ${new Date(end + 2 * HOUR + 5 * MINUTE).toISOString()}::timestamptz where event_id = ${event.id}`);
+      const after = await timeline();
+      expect(after.slice(0, night.length)).toEqual(night);
+      expect(after.at(-1)).toEqual({ at: new Date(end + 2 * HOUR).toISOString(), check_ins: 0, matches: 1 });
+      expect(after.length).toBe(night.length + 8);
+    });
   });
 
   describe('limits', () => {

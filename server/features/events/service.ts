@@ -2,7 +2,6 @@ import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto
 import { and, desc, eq, lt, type SQL, sql, type SQLWrapper } from 'drizzle-orm';
 import QRCode from 'qrcode';
 import {
-  EVENT_AFTER_PARTY_HOURS,
   EVENT_CHECK_IN_LEAD_MINUTES,
   EVENT_CODE_ALPHABET,
   EVENT_CODE_LENGTH,
@@ -593,7 +592,8 @@ export async function stopEventsOf(tx: DbOrTx, organizerId: number): Promise<{ d
  * The organizer's counts. Likes are the ones given there (between two attendees checked in to it at
  * the time: the event each like keeps); matches and conversations are the ones made there. The
  * timeline has one slot per 15 minutes, from the opening of check-in (or the first check-in, if a
- * later start moved it) until now (or the end of the after-party). Each figure adds what the rows
+ * later start moved it) until now (or the end), and on through the after-party only as far as something
+ * happened in it. Each figure adds what the rows
  * gone since counted (`tallies.ts`, kept as they went) to what the rows still there count.
  */
 export async function eventStats(db: Db, event: EventRecord): Promise<EventStats> {
@@ -627,7 +627,9 @@ export async function eventStats(db: Db, event: EventRecord): Promise<EventStats
         -- check-in was open leaves the check-ins from before it on the timeline.
         select least(date_bin('15 minutes', starts_at - ${sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`)}, timestamptz 'epoch'),
             (select min(at) from counted)) as first,
-          least(now(), ends_at + ${sql.raw(`interval '${EVENT_AFTER_PARTY_HOURS} hours'`)}) as last
+          -- Until the end (or now, before it); after it, only as far as the after-party's last slot
+          -- with something in it: a day of empty slots would squeeze the night's bars.
+          greatest(least(now(), ends_at), (select max(at) from counted)) as last
         from ${events} where id = ${id}
       ), slots as (
         select generate_series(first, last, interval '15 minutes') as at from bounds
