@@ -157,6 +157,17 @@ if (typeof window !== 'undefined') {
 }
 
 /**
+ * The device woke from a sleep it was not told of (a laptop's lid closed on the host screen): a socket
+ * that still counts as connected may be one the server dropped meanwhile, which socket.io would hear
+ * of only when the server's pings stop coming, up to 45 s on, the pushes of that time passing it by.
+ * Taken down and brought up again at once, as when the network comes back: a `connect` after a loss,
+ * whose listeners read what was missed.
+ */
+export function reconnectAfterSleep() {
+  if (socket?.connected) socket.disconnect().connect();
+}
+
+/**
  * No answer in time on a socket that still counts as connected: the connection is dead without
  * knowing it (a party's Wi-Fi that lost its way out), which socket.io would hear of only when the
  * server's pings stop coming, 45 s on. Its transport is closed now, as a lost network's would be:

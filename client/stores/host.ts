@@ -4,7 +4,7 @@ import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/e
 import { NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { heardServerTime, serverNow } from '../lib/server-clock';
-import { isConnected, loadFailure, onConnect, onEvent, onReconnect, unwatchEvent, watchEvent } from '../lib/socket';
+import { isConnected, loadFailure, onConnect, onEvent, onReconnect, reconnectAfterSleep, unwatchEvent, watchEvent } from '../lib/socket';
 import { useEvents } from './events';
 
 /** The organizer's host screen: its event, the rotating QR, the live count, the stats. */
@@ -193,7 +193,9 @@ export function openHostScreen(id: number): () => void {
     if (document.visibilityState === 'visible') void loadQr();
   };
   document.addEventListener('visibilitychange', onVisible);
-  // Woken: the code on screen is struck through if it has run out, and a fresh one asked for at once.
+  // Woken: the code on screen is struck through if it has run out, and a fresh one asked for at once;
+  // the socket, which may have been dropped while asleep without knowing it, connects afresh (its
+  // connect watches the event again: the live count as it is now, not as it was at the sleep).
   let checked = Date.now();
   const wakeCheck = setInterval(() => {
     const now = Date.now();
@@ -203,6 +205,7 @@ export function openHostScreen(id: number): () => void {
       if (qr && Date.parse(qr.expires_at) <= serverNow()) useHost.setState({ qrExpired: true });
       void loadQr();
       statsSoon();
+      reconnectAfterSleep();
     }
     checked = now;
   }, WAKE_CHECK_MS);

@@ -6,7 +6,8 @@
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { makeEvent, setEventTimes } from '../helpers/events';
+import { rooms } from '../../shared/events';
+import { checkIn, makeEvent, setEventTimes } from '../helpers/events';
 import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
@@ -31,6 +32,7 @@ afterEach(() => {
   stop();
   stop = () => {};
   closeTab();
+  vi.useRealTimers();
 });
 
 /**
@@ -85,4 +87,20 @@ it('reads the event and its count again when told to catch up (Redis back): what
   // Redis is back: every socket is told to catch up.
   server.app.io.emit('sync');
   await vi.waitFor(() => expect(useHost.getState()).toMatchObject({ count: 1, event: { id: event.id, status: 'after' } }), AT_ONCE);
+});
+
+it('shows the live count as it is at once when the laptop wakes, its socket dropped while it slept', async () => {
+  // The screen's wake check, every 5 s, on a fake clock; the rest (the socket, the server) on the real one.
+  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+  const event = await hostScreenOf({ starts_at: new Date(Date.now() - HOUR).toISOString(), ends_at: new Date(Date.now() + 3 * HOUR).toISOString() });
+  // The lid closed: the server, its pings unanswered, dropped the screen's socket, which does not know
+  // it yet (it still counts itself connected). A guest comes in meanwhile, the count passing it by.
+  server.app.io.in(rooms.user(me.id)).socketsLeave([rooms.event(event.id), rooms.eventHost(event.id)]);
+  await checkIn(server, await makeUser(server), event.code);
+  // Woken an hour on: the wake check's next turn sees the clock far ahead of its last one.
+  const woke = Date.now() + HOUR;
+  const clock = vi.spyOn(Date, 'now').mockReturnValue(woke);
+  vi.advanceTimersByTime(5000);
+  clock.mockRestore();
+  await vi.waitFor(() => expect(useHost.getState().count).toBe(1), AT_ONCE);
 });
