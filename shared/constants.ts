@@ -102,6 +102,11 @@ export const JOIN_PASS_MINUTES = 30;
 /** At most one `event:count` per event this often, and one `deck:refresh`. */
 export const EVENT_COUNT_INTERVAL_MS = 1000;
 export const DECK_REFRESH_INTERVAL_MS = 5000;
+/**
+ * The events one socket may watch at once (`event:watch`): the host screen's one, or those of the
+ * organizer's list that people are in; one more stops watching the one watched longest.
+ */
+export const EVENT_WATCHES_PER_SOCKET = 20;
 
 /** The word a Google-only account types to confirm its deletion (it has no password to give). */
 export const DELETE_CONFIRMATION = 'DELETE';

@@ -240,6 +240,38 @@ export function openHostScreen(id: number): () => void {
   };
 }
 
+/**
+ * "My events" while it is open: the live counts of the events listed that people are in, as the host
+ * screen has its own (watched at each connect and after a catch-up, the watch's answer being the count
+ * now; then each `event:count`), for `counted` to show. Returns what stops it.
+ */
+export function watchCounts(ids: number[], counted: (eventId: number, count: number) => void): () => void {
+  let stopped = false;
+  const watchAll = () => {
+    for (const id of ids) {
+      void watchEvent(id).then(
+        (count) => {
+          if (!stopped && count !== null) counted(id, count);
+        },
+        () => {},
+      );
+    }
+  };
+  const stops = [
+    onEvent('event:count', ({ event_id, count }) => {
+      if (ids.includes(event_id)) counted(event_id, count);
+    }),
+    onConnect(watchAll),
+    onEvent('sync', watchAll),
+  ];
+  if (isConnected()) watchAll();
+  return () => {
+    stopped = true;
+    for (const stop of stops) stop();
+    for (const id of ids) unwatchEvent(id);
+  };
+}
+
 export async function endHostedEvent(id: number) {
   const event = await api.endEvent(id);
   useHost.setState({ event });

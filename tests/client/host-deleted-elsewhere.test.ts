@@ -2,9 +2,12 @@
 /**
  * A host screen left at the door follows what the organizer does to the event from another screen
  * at once, not at its next code (a minute on): deleted, it says the event is gone and stops showing
- * a code; ended, it shows the event as over. Against the real server, over a real socket.
+ * a code; ended, it shows the event as over. "My events" shows its counts live too. Against the real
+ * server, over a real socket.
  */
 import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest';
+import { cleanup, screen } from '@testing-library/react';
+import { createElement } from 'react';
 import { sql } from 'drizzle-orm';
 import { rooms } from '../../shared/events';
 import { checkIn, makeEvent, setEventTimes } from '../helpers/events';
@@ -12,11 +15,14 @@ import { closeTab, connectTab, fetchFrom, signInTab, startTabServer } from '../h
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
 import { makeUser, type TestUser } from '../helpers/factories';
+import { renderAt } from '../helpers/render-at';
 
 vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
 const { openHostScreen, useHost } = await import('../../client/stores/host');
 const { useEvents } = await import('../../client/stores/events');
+const { Events } = await import('../../client/pages/events/Events');
+const { initLanguage } = await import('../../client/lib/i18n');
 
 const HOUR = 3_600_000;
 /** Far below the QR's minute: only the socket can have said it this soon. */
@@ -31,6 +37,7 @@ afterAll(() => server?.close());
 afterEach(() => {
   stop();
   stop = () => {};
+  cleanup();
   closeTab();
   vi.useRealTimers();
 });
@@ -103,4 +110,18 @@ it('shows the live count as it is at once when the laptop wakes, its socket drop
   vi.advanceTimersByTime(5000);
   clock.mockRestore();
   await vi.waitFor(() => expect(useHost.getState().count).toBe(1), AT_ONCE);
+});
+
+it('keeps the counts of My events live while it is open, as people come in', async () => {
+  localStorage.setItem('language_code', 'en');
+  await initLanguage();
+  fetchFrom(server);
+  await signInTab(server, me);
+  await connectTab(me.token);
+  const event = await makeEvent(server, me, { name: 'Romería' });
+  renderAt('/app/events/', createElement(Events));
+  const line = () => screen.getByText('Romería').closest('.my-event')!.querySelector('.muted')!.textContent;
+  await vi.waitFor(() => expect(line()).toContain('0 checked in'), { timeout: 5000 });
+  await checkIn(server, await makeUser(server), event.code);
+  await vi.waitFor(() => expect(line()).toContain('1 checked in'), AT_ONCE);
 });

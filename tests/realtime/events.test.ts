@@ -2,7 +2,10 @@
  * Events, live: event rooms and the coalesced `event:count` / `deck:refresh`, on one instance and
  * on two instances joined by Redis, with real Socket.IO clients.
  */
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_CODE_ALPHABET, EVENT_WATCHES_PER_SOCKET } from '../../shared/constants';
+import { rowsOf } from '../../server/db/client';
 import { type EventCountPayload, rooms } from '../../shared/events';
 import { checkIn, makeEvent, setEventTimes } from '../helpers/events';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
@@ -303,7 +306,7 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     expect(await guestArrived).toEqual({ event_id: event.id, count: 1 });
   });
 
-  it('takes a closed host screen out of the room, or one that watches another event, but not a checked-in organizer\'s', async () => {
+  it('takes a closed host screen out of the room, event by event, but not a checked-in organizer\'s', async () => {
     const organizer = await makeUser(server);
     const [event, other] = [await makeEvent(server, organizer), await makeEvent(server, organizer)];
     const host = await connectAs(organizer);
@@ -328,9 +331,11 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     expect(heard.filter((e) => e.event === 'event:count')).toEqual([]);
     expect(await watcher.emitWithAck('event:unwatch', { event_id: event.id })).toEqual({ ok: true });
 
-    // Another event's host screen in its place: the first one's room is left.
+    // Another event watched beside it (the organizer's list of events): each is left as it is unwatched.
     await host.emitWithAck('event:watch', { event_id: event.id });
     await host.emitWithAck('event:watch', { event_id: other.id });
+    expect([inRoom(event.id), inRoom(other.id)]).toEqual([[host.id], [host.id]]);
+    await host.emitWithAck('event:unwatch', { event_id: event.id });
     expect([inRoom(event.id), inRoom(other.id)]).toEqual([[], [host.id]]);
     await host.emitWithAck('event:unwatch', { event_id: other.id });
 
@@ -347,6 +352,36 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     expect(inRoom(event.id).sort()).toEqual([host.id, watcher.id].sort());
     expect((await client(server.url).post('/api/events/leave/', { token: organizer.token })).status).toBe(204);
     expect(inRoom(event.id)).toEqual([]);
+  });
+
+  it('tells one socket the counts of each of the events it watches, and stops watching the one watched longest past the limit', async () => {
+    const organizer = await makeUser(server);
+    const [event, other] = [await makeEvent(server, organizer), await makeEvent(server, organizer)];
+    const host = await connectAs(organizer);
+    // The organizer's list of events, open: both going on, both watched.
+    expect(await host.emitWithAck('event:watch', { event_id: event.id })).toEqual({ ok: true, count: 0 });
+    expect(await host.emitWithAck('event:watch', { event_id: other.id })).toEqual({ ok: true, count: 0 });
+    const counted = [waitFor(host, 'event:count', (p) => p.event_id === event.id), waitFor(host, 'event:count', (p) => p.event_id === other.id)];
+    await checkIn(server, await makeUser(server), event.code);
+    await checkIn(server, await makeUser(server), other.code);
+    expect(await Promise.all(counted)).toEqual([
+      { event_id: event.id, count: 1 },
+      { event_id: other.id, count: 1 },
+    ]);
+
+    // More of the organizer's events than a socket may watch (past the limit of events created a day):
+    // the first watched goes, the others stay.
+    const more = rowsOf<{ id: number }>(
+      await server.app.db.execute(sql`
+        insert into events (code, name, starts_at, ends_at, join_mode, organizer_id, qr_secret)
+        select (select string_agg(substr(${EVENT_CODE_ALPHABET}, 1 + floor(random() * 31)::int, 1), '') from generate_series(1, 6) where g > 0),
+          'More', now() - interval '1 hour', now() + interval '3 hours', 'code', ${organizer.id}, 'secret'
+        from generate_series(1, ${EVENT_WATCHES_PER_SOCKET - 1}) g
+        returning id`),
+    ).map((row) => row.id);
+    for (const id of more) expect((await host.emitWithAck('event:watch', { event_id: id })).ok).toBe(true);
+    const hosted = () => [event.id, other.id, ...more].filter((id) => server.app.io.of('/').adapter.rooms.get(rooms.eventHost(id))?.has(host.id!));
+    expect(hosted()).toEqual([other.id, ...more]);
   });
 
   it('coalesces a burst of check-ins and leaves: at most one count and one refresh per window, the last count exact', { timeout: 60_000 }, async () => {

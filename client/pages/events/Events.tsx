@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { EVENT_CODE_LENGTH } from '../../../shared/constants';
+import { EVENT_CODE_LENGTH, EVENT_WATCHES_PER_SOCKET } from '../../../shared/constants';
 import { isEventCode, normalizeEventCode } from '../../../shared/event-code';
 import type { MessageKey } from '../../../shared/i18n/en';
 import type { OrganizerEvent, PublicEvent } from '../../../shared/schemas/events';
@@ -14,6 +14,7 @@ import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { useServerAhead } from '../../lib/server-clock';
 import { type LoadFailure, loadFailure, useRetryWhenBackOnline } from '../../lib/socket';
 import { enterEvent, keptEvent, useEvents } from '../../stores/events';
+import { watchCounts } from '../../stores/host';
 import { LeaveEventSheet } from '../../components/EventBar';
 import { TryAgain } from '../../components/Waiting';
 import { EventCard, EventSummary, statusText } from './EventSummary';
@@ -179,6 +180,17 @@ export function Events() {
   const inStatus = (...statuses: EventStatus[]) => shown.filter(({ status }) => statuses.includes(status)).map(({ event }) => event);
   const coming = [...inStatus('open'), ...inStatus('upcoming')];
   const past = inStatus('after', 'closed');
+  // Live while the page is open: the counts of those that people are in (going on, or in their after-party).
+  const live = [...inStatus('open'), ...inStatus('after')]
+    .slice(0, EVENT_WATCHES_PER_SOCKET)
+    .map((event) => event.id)
+    .join();
+  useEffect(() => {
+    if (!live) return;
+    return watchCounts(live.split(',').map(Number), (id, count) =>
+      setMine((list) => list && list.map((event) => (event.id === id ? { ...event, attendee_count: count } : event))),
+    );
+  }, [live]);
 
   return (
     <div className="page events-page">

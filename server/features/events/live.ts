@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { EVENT_WATCHES_PER_SOCKET } from '../../../shared/constants';
 import { rooms } from '../../../shared/events';
 import type { PublicEvent } from '../../../shared/schemas/events';
 import type { Db } from '../../db/client';
@@ -42,8 +43,9 @@ export interface EventLive {
   /** A socket of a signed-in user: into their current event's room. */
   socketConnected(socket: RealtimeSocket): Promise<void>;
   /**
-   * A host screen: into the room, kept there when its user leaves the event as an attendee. A socket
-   * hosts one event at a time: watching another stops watching the one before.
+   * A host screen (or the organizer's list of events): into the room, kept there when its user leaves
+   * the event as an attendee. A socket watches at most EVENT_WATCHES_PER_SOCKET events at a time:
+   * one more stops watching the one watched longest.
    */
   watch(socket: RealtimeSocket, eventId: number): Promise<void>;
   /** The host screen closed: out of the room, unless its user is checked in there. */
@@ -222,8 +224,8 @@ export function createEventLive(options: {
     }
   }
 
-  /** The event each host screen watches (its socket in `eventHost(id)` too). */
-  const watching = new WeakMap<RealtimeSocket, number>();
+  /** The events each socket watches, oldest first (its socket in `eventHost(id)` too). */
+  const watching = new WeakMap<RealtimeSocket, Set<number>>();
 
   /**
    * A host screen's socket out of the event's room, but for the room of an event its user is at: from
@@ -231,7 +233,7 @@ export function createEventLive(options: {
    * they are at is read until no move came while it was.
    */
   async function stopWatching(socket: RealtimeSocket, eventId: number) {
-    if (watching.get(socket) === eventId) watching.delete(socket);
+    watching.get(socket)?.delete(eventId);
     if (!socket.rooms.has(rooms.eventHost(eventId))) return;
     await socket.leave(rooms.eventHost(eventId));
     for (;;) {
@@ -291,9 +293,11 @@ export function createEventLive(options: {
       if (eventId !== null && !moved && socket.connected) await socket.join(rooms.event(eventId));
     },
     async watch(socket, eventId) {
-      const before = watching.get(socket);
-      if (before !== undefined && before !== eventId) await stopWatching(socket, before);
-      watching.set(socket, eventId);
+      const watched = watching.get(socket) ?? new Set();
+      watching.set(socket, watched);
+      const [oldest] = watched;
+      if (oldest !== undefined && !watched.has(eventId) && watched.size >= EVENT_WATCHES_PER_SOCKET) await stopWatching(socket, oldest);
+      watched.add(eventId);
       await socket.join([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
     unwatch: stopWatching,
