@@ -2,7 +2,8 @@
 /**
  * An organizer's event in "My events": its status, time, code and headcount on one line that a
  * 360 px phone wraps. Each "·" stays at the end of the part before it ("11:01 ·" then "69W8DB"):
- * wrapped before it, the next line began with a stray "· 69W8DB · 3 dentro".
+ * wrapped before it, the next line began with a stray "· 69W8DB · 3 dentro". The count stays whole:
+ * broken in it, a line ended on a bare "· 0" and the next began with "checked in".
  */
 import { screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
@@ -44,10 +45,10 @@ const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '
 chatPageWorld(1, answer);
 
 describe('an event in My events', () => {
-  it('holds each separator to the part before it, so that no line starts with one', async () => {
+  it('holds each separator to the part before it, and the count to its words, so that no line starts with one or ends on a bare number', async () => {
     renderAt('/app/events/', <Events />);
     const line = (await screen.findByText('Terrace Party')).closest('.my-event')!.querySelector('.muted')!;
-    expect(line.textContent).toContain('69W8DB\u00a0· 3 checked in');
+    expect(line.textContent).toContain('69W8DB\u00a0· 3\u00a0checked\u00a0in');
     expect(line.textContent).not.toMatch(/ ·/);
   });
 
@@ -60,6 +61,6 @@ describe('an event in My events', () => {
   it('gives no code for an event joined by the QR at its door, as its host screen gives none: typed, it lets nobody in', async () => {
     renderAt('/app/events/', <Events />);
     const line = (await screen.findByText('Door Party')).closest('.my-event')!.querySelector('.muted')!;
-    expect(line.textContent).toBe(`Open now\u00a0· ${formatDateTime(atTheDoor.starts_at, 'en')}\u00a0· 3 checked in`);
+    expect(line.textContent).toBe(`Open now\u00a0· ${formatDateTime(atTheDoor.starts_at, 'en')}\u00a0· 3\u00a0checked\u00a0in`);
   });
 });

@@ -41,7 +41,8 @@ function MyEvent({ event }: { event: OrganizerEvent }) {
           ...(status === 'upcoming' ? [] : [formatDateTime(event.starts_at, language)]),
           // A QR event's code lets nobody in, typed: its host screen shows none, nor does this.
           ...(event.join_mode === 'code' ? [event.code] : []),
-          ...(status === 'open' || status === 'after' ? [t('events.count', { count: formatCount(event.attendee_count, language) })] : []),
+          // Whole: a line that breaks in it leaves the number alone at its end ("· 0", then "checked in").
+          ...(status === 'open' || status === 'after' ? [t('events.count', { count: formatCount(event.attendee_count, language) }).replace(/ /g, '\u00a0')] : []),
         ].join('\u00a0· ')}
       </span>
       <span className="my-event-host">{t('events.mine.host')} →</span>
