@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_CODE_ALPHABET, EVENT_WATCHES_PER_SOCKET } from '../../shared/constants';
 import { rowsOf } from '../../server/db/client';
+import { leaveEvent } from '../../server/features/events/service';
 import { type EventCountPayload, rooms } from '../../shared/events';
 import { checkIn, makeEvent, setEventTimes } from '../helpers/events';
 import { makeCompletedUser, makeUser, type TestUser } from '../helpers/factories';
@@ -121,17 +122,54 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     const socket = [...server.app.io.of('/').sockets.values()].find((s) => s.data.user.id === ana.id)!;
     const room = rooms.event(event.id);
 
-    // As a socket that has just connected: it reads Ana's event, and her leave lands before the answer
-    // (which was read before the leave committed, so it still names the event).
+    // As a socket that has just connected: it reads Ana's event, and her leave commits and lands while
+    // it does (the answer may have been read before the leave committed, and still name the event).
     socket.leave(room);
     const reading = server.app.eventLive.socketConnected(socket);
+    expect(await leaveEvent(server.app.db, ana.id)).toBe(event.id);
     server.app.eventLive.left(ana.id, event.id);
     await reading;
     expect(socket.rooms.has(room)).toBe(false);
 
     // A move of hers that comes with no read on its way is followed as before: she is back in.
-    server.app.eventLive.checkedIn(ana.id, event.id, null);
+    await checkIn(server, ana, event.code);
     expect(socket.rooms.has(room)).toBe(true);
+  });
+
+  it('puts a phone where its user is when a leave from their other tab, committed after their check-in, is applied before it', async () => {
+    const organizer = await makeUser(server);
+    const [first, second] = [await makeEvent(server, organizer), await makeEvent(server, organizer)];
+    const ana = await makeUser(server);
+    await checkIn(server, ana, first.code);
+    const phone = await connectAs(ana);
+    await waitUntilInRoom(server, first.id, 1);
+    const socket = [...server.app.io.of('/').sockets.values()].find((s) => s.data.user.id === ana.id)!;
+    const isIn = (eventId: number) => socket.rooms.has(rooms.event(eventId));
+
+    // One tab checks her in to the second event; its move is held between its commit and its turn on
+    // the sockets, as two answers from the database read in the other order would hold it.
+    const live = server.app.eventLive;
+    const checkedIn = live.checkedIn;
+    let heldMove = () => {};
+    live.checkedIn = (...move) => (heldMove = () => checkedIn(...move));
+    try {
+      await checkIn(server, ana, second.code);
+    } finally {
+      live.checkedIn = checkedIn;
+    }
+    // Her other tab leaves, committed after the check-in; its move goes first, the check-in's after it.
+    expect((await client(server.url).post('/api/events/leave/', { token: ana.token })).status).toBe(204);
+    heldMove();
+
+    // She is at no event: her phone is in neither room, and hears nothing of the second event.
+    await waitUntil(() => !isIn(first.id) && !isIn(second.id), 5000, 'her phone to be out of both rooms');
+    const heard = record(phone);
+    const host = await connectAs(organizer);
+    await host.emitWithAck('event:watch', { event_id: second.id });
+    const counted = waitFor(host, 'event:count', (p) => p.event_id === second.id && p.count === 1, 8000);
+    await checkIn(server, await makeUser(server), second.code);
+    await counted;
+    expect(heard.filter((e) => e.event === 'event:count')).toEqual([]);
   });
 
   it('tells the room to refresh its decks when someone leaves, by the leave or a check-in elsewhere, naming no one', async () => {

@@ -200,13 +200,14 @@ export function createEventLive(options: {
   }
 
   /**
-   * Each instance hears a user's moves in its own order: its own at once, after their commit, and the
-   * other instances' through Redis, later. A check-in and a leave (or two check-ins) of one user racing
-   * on two instances can reach an instance the wrong way round, and the older move, applied last, would
-   * leave their sockets there in a room they have left and out of the one they are at, hearing none of
-   * its news until they reconnect. So after a move from elsewhere, where the user is is read again and
-   * this instance's sockets of theirs put there; a read that a newer move overtook gives way to that
-   * move's own. Host screens keep the room of the event they watch.
+   * Each instance hears a user's moves in its own order: its own after their commit, and the other
+   * instances' through Redis, later. A check-in and a leave (or two check-ins) of one user racing from
+   * two of their tabs, on one instance or two, can reach it the wrong way round (two answers from the
+   * database are read in either order), and the older move, applied last, would leave their sockets
+   * there in a room they have left and out of the one they are at, hearing none of its news until they
+   * reconnect. So after every move, where the user is is read again and this instance's sockets of
+   * theirs put there; a read that a newer move overtook gives way to that move's own. Host screens keep
+   * the room of the event they watch.
    */
   async function settle(userId: number) {
     if (!io.of('/').adapter.rooms.has(rooms.user(userId))) return;
@@ -244,8 +245,14 @@ export function createEventLive(options: {
     }
   }
 
-  function moved(move: AttendanceMove) {
+  /** The move applied here, then the user's sockets here put where they are now, whichever move came last. */
+  function followMove(move: AttendanceMove) {
     applyMove(move);
+    settle(move.userId).catch((error: unknown) => log.warn({ err: error, userId: move.userId }, 'could not settle the event rooms of a user'));
+  }
+
+  function moved(move: AttendanceMove) {
+    followMove(move);
     options.broadcast?.(move);
   }
 
@@ -301,10 +308,7 @@ export function createEventLive(options: {
       await socket.join([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
     unwatch: stopWatching,
-    movedElsewhere(move) {
-      applyMove(move);
-      settle(move.userId).catch((error: unknown) => log.warn({ err: error, userId: move.userId }, 'could not settle the event rooms of a user'));
-    },
+    movedElsewhere: followMove,
     async resettle() {
       const userIds = [...new Set([...io.of('/').sockets.values()].map((socket) => socket.data.user.id))];
       // A few at a time: one indexed read per user, not thousands of them at once on the pool.
