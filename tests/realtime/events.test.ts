@@ -158,11 +158,16 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
       live.checkedIn = checkedIn;
     }
     // Her other tab leaves, committed after the check-in; its move goes first, the check-in's after it.
+    const leftSync = waitFor(phone, 'sync');
     expect((await client(server.url).post('/api/events/leave/', { token: ana.token })).status).toBe(204);
+    await leftSync;
+    const readAgain = waitFor(phone, 'sync');
     heldMove();
 
-    // She is at no event: her phone is in neither room, and hears nothing of the second event.
+    // She is at no event: her phone is in neither room, and hears nothing of the second event; told
+    // to read again where she is, it no longer shows the second event its check-in answered.
     await waitUntil(() => !isIn(first.id) && !isIn(second.id), 5000, 'her phone to be out of both rooms');
+    await readAgain;
     const heard = record(phone);
     const host = await connectAs(organizer);
     await host.emitWithAck('event:watch', { event_id: second.id });

@@ -217,11 +217,21 @@ export function createEventLive(options: {
     for (const id of io.of('/').adapter.rooms.get(rooms.user(userId)) ?? []) {
       const socket = io.of('/').sockets.get(id);
       if (!socket?.connected) continue;
+      let corrected = false;
       for (const room of [...socket.rooms]) {
         const other = room === at ? null : EVENT_ROOM.exec(room);
-        if (other && !socket.rooms.has(rooms.eventHost(Number(other[1])))) await socket.leave(room);
+        if (other && !socket.rooms.has(rooms.eventHost(Number(other[1])))) {
+          await socket.leave(room);
+          corrected = true;
+        }
       }
-      if (at !== null && !socket.rooms.has(at)) await socket.join(at);
+      if (at !== null && !socket.rooms.has(at)) {
+        await socket.join(at);
+        corrected = true;
+      }
+      // Its phone may show the event the older move said (the tab that checked in has its answer), and
+      // would hear nothing of where the user is: it reads again.
+      if (corrected) socket.emit('sync');
     }
   }
 
