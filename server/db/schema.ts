@@ -76,6 +76,10 @@ export const users = pgTable(
     check('users_role', sql`${t.role} in ('user', 'moderator')`),
     // The visibility rule hashes the (few) banned ids once per statement.
     index('users_banned').on(t.id).where(sql`${t.bannedAt} is not null`),
+    // The local test checkout's live plans, which the job test-plan-end reads every minute in every
+    // mode: the few rows it looks at, not a scan of every account. Its queries write this predicate
+    // out as it is here (`liveTestPlan`), or the planner could not prove they fall within it.
+    index('users_test_plans').on(t.id).where(sql`${t.hasSubscription} and ${t.stripeSubscriptionId} like 'sub_local_%'`),
   ],
 );
 

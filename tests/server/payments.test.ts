@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREE_TRIAL_DAYS } from '../../shared/constants';
 import { ConfigError, loadConfig } from '../../server/config';
@@ -22,6 +22,9 @@ import { backends, serverPerSuite, startServer, type TestServer } from '../helpe
 import { connect, waitFor, waitUntil } from '../helpers/socket';
 import { runJob } from '../../server/jobs';
 import { testPlanEnd } from '../../server/jobs/test-plan-end';
+import { rowsOf } from '../../server/db/client';
+import { liveTestPlans } from '../../server/features/payments/subscription';
+import { databaseBackends, openTestDatabase } from '../helpers/database';
 
 const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
 const CHECKOUT = '/api/payments/stripe/create-checkout-session/';
@@ -1363,5 +1366,47 @@ describe('CHECKOUT_MODE', () => {
   it('refuses to start with a mode it cannot run', () => {
     expect(() => mode({ CHECKOUT_MODE: 'stripe' })).toThrow(new ConfigError('CHECKOUT_MODE=stripe needs STRIPE_SECRET_KEY.'));
     expect(() => mode({ CHECKOUT_MODE: 'free' })).toThrow(ConfigError);
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+
+/**
+ * The job test-plan-end reads `users` every minute in every mode: among many accounts, it reads the
+ * few live test plans through their partial index, in a custom plan or a prepared statement's generic
+ * one alike (its predicate has no parameter that would keep the planner from proving it).
+ */
+describe.each(await databaseBackends())('the test-plan job’s read of users, on %s', (backend, available) => {
+  let opened: Awaited<ReturnType<typeof openTestDatabase>> | undefined;
+  beforeAll(async () => {
+    if (!available) return;
+    opened = await openTestDatabase(backend);
+    const { db } = opened.database;
+    // 20,000 accounts: one in fifty subscribed at Stripe, one in five hundred on a test plan.
+    await db.execute(sql`insert into users (email, first_name, last_name, has_subscription, stripe_customer_id, stripe_subscription_id, plan_renews_at)
+      select 'plans-' || g || '@example.com', 'P', 'J', g % 50 = 0,
+        case when g % 50 = 0 then 'cus_' || g end,
+        case when g % 500 = 0 then 'sub_local_' || g when g % 50 = 0 then 'sub_' || g end,
+        case when g % 50 = 0 then now() + interval '10 days' end
+      from generate_series(1, 20000) g`);
+    await db.execute(sql`analyze users`);
+  });
+  afterAll(() => opened?.close());
+
+  it.skipIf(!available)('reads the live test plans through users_test_plans, not a scan of every account', async () => {
+    const query = liveTestPlans(opened!.database.db);
+    expect(query.toSQL().params).toEqual([]);
+    const [row] = rowsOf<{ 'QUERY PLAN': unknown }>(await opened!.database.db.execute(sql`explain (format json) ${query}`));
+    const plan = typeof row!['QUERY PLAN'] === 'string' ? JSON.parse(row!['QUERY PLAN']) : row!['QUERY PLAN'];
+    const nodes = nodesOf((plan as Array<{ Plan: PlanNode }>)[0]!.Plan);
+    expect(nodes.map((node) => node['Index Name']), JSON.stringify(plan)).toContain('users_test_plans');
+    expect(nodes.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+    expect(await query).toHaveLength(40);
   });
 });

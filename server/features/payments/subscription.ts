@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull, isNull, like, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import Stripe from 'stripe';
 import type { Language } from '../../../shared/constants';
 import { planPeriod } from '../../../shared/plan-prices';
@@ -320,6 +320,26 @@ function nextRenewal(anchor: Date, months: number, now: Date): Date {
 }
 
 /**
+ * The live local test plans that `which` picks: the job test-plan-end's reads, each minute in every
+ * mode. Their predicate is the partial index users_test_plans's, written out as it is there and with
+ * no parameter in it: so every plan of the statement (a prepared statement's generic one too) reads
+ * that index's few rows rather than scan every account.
+ */
+export function liveTestPlans(db: DbOrTx, which?: SQL) {
+  return db
+    .select({
+      id: users.id,
+      customer: users.stripeCustomerId,
+      subscription: users.stripeSubscriptionId,
+      lookupKey: users.planLookupKey,
+      renewsAt: users.planRenewsAt,
+      anchor: users.planAnchorAt,
+    })
+    .from(users)
+    .where(and(sql`${users.hasSubscription} and ${users.stripeSubscriptionId} like 'sub_local_%'`, which));
+}
+
+/**
  * Renews the local test plans (CHECKOUT_MODE=test) whose trial or period has passed and that are not
  * cancelled, as Stripe renews a real one: the plan runs on to its next period's end (a year on for the
  * yearly plan, a month otherwise), which the subscribe page says and a cancellation ends it at. Only a
@@ -328,10 +348,7 @@ function nextRenewal(anchor: Date, months: number, now: Date): Date {
  */
 export async function renewTestPlans(db: Db, yearlyLookupKey: string): Promise<number[]> {
   const now = new Date();
-  const due = await db
-    .select({ id: users.id, lookupKey: users.planLookupKey, renewsAt: users.planRenewsAt, anchor: users.planAnchorAt })
-    .from(users)
-    .where(and(eq(users.hasSubscription, true), like(users.stripeSubscriptionId, 'sub_local_%'), isNull(users.planEndsAt), lte(users.planRenewsAt, now)));
+  const due = await liveTestPlans(db, and(isNull(users.planEndsAt), lte(users.planRenewsAt, now)));
   const renewed: number[] = [];
   for (const { id, lookupKey, renewsAt, anchor } of due) {
     if (!renewsAt) continue;
@@ -356,10 +373,7 @@ export async function renewTestPlans(db: Db, yearlyLookupKey: string): Promise<n
  */
 export async function endTestPlans(db: Db, renewing: boolean): Promise<number[]> {
   const passed = renewing ? lte(users.planEndsAt, new Date()) : sql`coalesce(${users.planEndsAt}, ${users.planRenewsAt}) <= now()`;
-  const due = await db
-    .select({ id: users.id, customer: users.stripeCustomerId, subscription: users.stripeSubscriptionId })
-    .from(users)
-    .where(and(eq(users.hasSubscription, true), like(users.stripeSubscriptionId, 'sub_local_%'), passed));
+  const due = await liveTestPlans(db, passed);
   const ended: number[] = [];
   for (const { id, customer, subscription } of due) {
     if (!customer || !subscription) continue;
