@@ -1,4 +1,4 @@
-import { endTestPlans, renewTestPlans } from '../features/payments/subscription';
+import { dateTestPlans, endTestPlans, renewTestPlans } from '../features/payments/subscription';
 import type { Job } from './job';
 
 /**
@@ -11,6 +11,9 @@ import type { Job } from './job';
  * It runs in every mode: after a switch to Stripe, or off, the test plans given before are still here,
  * and nothing renews them any more (no test checkout stands in for Stripe): each ends at the end of the
  * period it is in, cancelled or not, rather than keep its perks for ever.
+ *
+ * A test plan bought before the plan's dates were kept has none to renew or end on: it is given those
+ * of the period it is in first (`dateTestPlans`), in every mode.
  */
 export const testPlanEnd: Job = {
   name: 'test-plan-end',
@@ -18,9 +21,11 @@ export const testPlanEnd: Job = {
   scope: 'cluster',
   async run(app) {
     const renewing = app.config.checkoutMode === 'test';
-    const renewed = renewing ? await renewTestPlans(app.db, app.config.stripe.lookupKeys.yearly) : [];
+    const yearly = app.config.stripe.lookupKeys.yearly;
+    const dated = await dateTestPlans(app.db, yearly);
+    const renewed = renewing ? await renewTestPlans(app.db, yearly) : [];
     const ended = await endTestPlans(app.db, renewing);
-    for (const userId of [...renewed, ...ended]) app.publish([userId], 'account:changed');
-    return { renewed: renewed.length, ended: ended.length };
+    for (const userId of new Set([...dated, ...renewed, ...ended])) app.publish([userId], 'account:changed');
+    return { dated: dated.length, renewed: renewed.length, ended: ended.length };
   },
 };

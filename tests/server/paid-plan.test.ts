@@ -559,6 +559,24 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect((await api().subscription(me)).body.renews_at).toBe(onAnchor(month).toISOString());
   });
 
+  it('dates a test plan bought before the plan’s dates were kept, from its checkout: it renews, and a cancellation ends it', async () => {
+    const me = await makeCompletedUser(server);
+    await subscribeThroughTestCheckout(server, me, 'monthly');
+    // Its checkout forty days ago, and none of the dates kept since.
+    const startedAt = new Date(Math.floor((Date.now() - 40 * 86_400_000) / 1000) * 1000);
+    await server.app.db.execute(sql`update checkout_sessions set created_at = ${startedAt.toISOString()} where user_id = ${me.id}`);
+    await server.app.db.update(users).set({ planTrialEndsAt: null, planRenewsAt: null, planEndsAt: null, planAnchorAt: null }).where(eq(users.id, me.id));
+    const renewsAt = new Date(startedAt);
+    renewsAt.setUTCDate(1);
+    renewsAt.setUTCMonth(renewsAt.getUTCMonth() + 2);
+    renewsAt.setUTCDate(Math.min(startedAt.getUTCDate(), new Date(Date.UTC(renewsAt.getUTCFullYear(), renewsAt.getUTCMonth() + 1, 0)).getUTCDate()));
+
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { dated: 1, renewed: 0, ended: 0 } });
+    expect((await api().subscription(me)).body).toMatchObject({ active: true, renews_at: renewsAt.toISOString(), ends_at: null });
+    await cancelThroughTestPortal(server, me);
+    expect((await api().subscription(me)).body).toMatchObject({ active: true, renews_at: null, ends_at: renewsAt.toISOString() });
+  });
+
   it('promises the trial until a checkout has completed: not for one left open or cancelled, not after a cancelled plan', async () => {
     const me = await makeCompletedUser(server);
     const trialDays = async () => (await api().subscription(me)).body.trial_days;

@@ -24,6 +24,7 @@ import { runJob } from '../../server/jobs';
 import { testPlanEnd } from '../../server/jobs/test-plan-end';
 import { rowsOf } from '../../server/db/client';
 import { liveTestPlans } from '../../server/features/payments/subscription';
+import { monthsLater } from '../../server/features/payments/billing';
 import { databaseBackends, openTestDatabase } from '../helpers/database';
 
 const { secretKey: SECRET_KEY, webhookSecret: WEBHOOK_SECRET, prices: PRICES } = TEST_STRIPE;
@@ -1319,6 +1320,26 @@ describe.each(['stripe', 'off'] as const)('test plans after a switch from the te
       manageable: false,
     });
     expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { ended: 0 } });
+  });
+
+  it('ends one bought before the plan’s dates were kept at the end of its period counted from its checkout, not never', async () => {
+    const api = client(server.url);
+    const user = await makeUser(server);
+    await testPlan(user, {});
+    // Its checkout, forty days ago: its first month is over, its second ends a month after the first.
+    const startedAt = new Date(Math.floor((Date.now() - 40 * 86_400_000) / 1000) * 1000);
+    await server.app.db
+      .insert(checkoutSessions)
+      .values({ id: `cs_local_${mode}_${user.id}`, userId: user.id, lookupKey: 'basic_monthly', provider: 'local', status: 'complete', createdAt: startedAt });
+    const endsAt = monthsLater(startedAt, 2);
+
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { dated: 1, ended: 0 } });
+    expect((await api.get('/api/payments/subscription/', { token: user.token })).body).toMatchObject({ active: true, renews_at: null, ends_at: endsAt.toISOString() });
+    // Dated once: the next run leaves it as it is, until that end has passed.
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { dated: 0, ended: 0 } });
+    await server.app.db.update(users).set({ planRenewsAt: new Date(Date.now() - 1000) }).where(eq(users.id, user.id));
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { ended: 1 } });
+    expect((await api.get('/api/users/me/', { token: user.token })).body.has_subscription).toBe(false);
   });
 
   it('has nothing to manage in either portal: Stripe is not asked about a customer it never had, and the plan stays', async () => {

@@ -340,6 +340,46 @@ export function liveTestPlans(db: DbOrTx, which?: SQL) {
 }
 
 /**
+ * Gives their dates to the live local test plans that have none: those bought before the plan's dates
+ * were kept, which nothing renewed, a cancellation gave no end, and which outside the test checkout's
+ * mode never ended, their perks kept for ever. Each is in a period counted, as Stripe bills, from the
+ * checkout that started it (a year at a time for the yearly plan, a month otherwise), or from now when
+ * that checkout is gone: it renews, or ends (`endTestPlans`), at that period's end, and on that day of
+ * the month from then on (`renewTestPlans`). Answers whose plans got dates, for their apps.
+ */
+export async function dateTestPlans(db: Db, yearlyLookupKey: string): Promise<number[]> {
+  const now = new Date();
+  const undated = await liveTestPlans(db, and(isNull(users.planTrialEndsAt), isNull(users.planRenewsAt), isNull(users.planEndsAt)));
+  const dated: number[] = [];
+  for (const { id, subscription, lookupKey } of undated) {
+    if (!subscription) continue;
+    // The test checkout names its subscription after its session (`completeLocalCheckout`).
+    const [checkout] = await db
+      .select({ startedAt: checkoutSessions.createdAt })
+      .from(checkoutSessions)
+      .where(and(eq(checkoutSessions.id, `cs_local_${subscription.slice('sub_local_'.length)}`), eq(checkoutSessions.userId, id)));
+    const startedAt = checkout?.startedAt ?? now;
+    const months = lookupKey === yearlyLookupKey ? 12 : 1;
+    const updated = await db
+      .update(users)
+      .set({ planRenewsAt: nextRenewal(startedAt, months, now), planAnchorAt: monthsLater(startedAt, months) })
+      .where(
+        and(
+          eq(users.id, id),
+          eq(users.hasSubscription, true),
+          eq(users.stripeSubscriptionId, subscription),
+          isNull(users.planTrialEndsAt),
+          isNull(users.planRenewsAt),
+          isNull(users.planEndsAt),
+        ),
+      )
+      .returning({ id: users.id });
+    if (updated.length > 0) dated.push(id);
+  }
+  return dated;
+}
+
+/**
  * Renews the local test plans (CHECKOUT_MODE=test) whose trial or period has passed and that are not
  * cancelled, as Stripe renews a real one: the plan runs on to its next period's end (a year on for the
  * yearly plan, a month otherwise), which the subscribe page says and a cancellation ends it at. Only a
