@@ -1,4 +1,5 @@
 import { useRef, useState } from 'react';
+import { ApiError } from '../lib/api';
 import { accountApi } from '../lib/api-account';
 import { errorMessage } from '../lib/errors';
 import { useT } from '../lib/i18n';
@@ -67,6 +68,9 @@ export function VerifyEmailBanner() {
       setState({ kind: 'sent' });
     } catch (error) {
       setState({ kind: 'failed', message: errorMessage(error, t) });
+      // Verified already (the link opened on another device, its news missed by this one): the account
+      // is read again, and the banner goes with it.
+      if (error instanceof ApiError && error.status === 409) void useSession.getState().loadUser();
     }
   }
 

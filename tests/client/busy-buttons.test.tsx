@@ -8,7 +8,7 @@ import { act, cleanup, fireEvent, render, screen, within } from '@testing-librar
 import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { VerifyEmailBanner } from '../../client/components/VerifyEmailBanner';
-import { NetworkError } from '../../client/lib/api';
+import { api, ApiError, NetworkError } from '../../client/lib/api';
 import { accountApi } from '../../client/lib/api-account';
 import { initLanguage, useMessages } from '../../client/lib/i18n';
 import { appMessages } from '../../client/lib/messages-app';
@@ -75,6 +75,21 @@ describe('the verification banner’s Resend', () => {
     // Said where it shows: the line the banner had, a live region all along.
     expect(screen.getByRole('status')).toBe(status);
     expect(status.textContent).toBe(es['app.verifySent']);
+  });
+
+  it('goes once the server says the address is verified already (the news of it missed here)', async () => {
+    vi.spyOn(accountApi, 'resendVerification').mockRejectedValue(new ApiError(409, 'Tu correo electrónico ya está verificado.'));
+    const me = vi.spyOn(api, 'me').mockResolvedValue(currentUser({ email_verified: true }));
+    useSession.setState({ token: 'token', user: currentUser({ email_verified: false }) });
+    render(
+      <Suspense fallback={null}>
+        <Banner />
+      </Suspense>,
+    );
+    use(await screen.findByRole('button', { name: es['app.verifyResend'] }));
+    await act(async () => {});
+    expect(me).toHaveBeenCalled();
+    expect(screen.queryByRole('region', { name: es['app.verifyTitle'] })).toBeNull();
   });
 });
 
