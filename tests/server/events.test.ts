@@ -183,7 +183,7 @@ describe.each(backends)('events on %s', (backend) => {
       expect(spanish.status).toBe(400);
       expect(spanish.body).toEqual({
         name: ['Este campo no puede estar vacío.'],
-        starts_at: ['La fecha y hora tienen un formato incorrecto. Usa este formato: AAAA-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'],
+        starts_at: ['La fecha y hora tienen un formato incorrecto. Usa este formato: AAAA-MM-DDThh:mm:ss[.uuuuuu] seguido de Z o de un desfase (+HH:MM o -HH:MM).'],
         ends_at: ['El final tiene que estar en el futuro.'],
       });
       const ends = await api().post('/api/events/', {
