@@ -42,6 +42,9 @@ const said = () => useToasts.getState().toasts.map((toast) => plain(toast.messag
 /** This tab on the deck, checked in to a new event of `organizer`'s named Verbena, with no toast shown. */
 async function checkedIn(organizer: TestUser, fields: Partial<EventInputBody> = {}) {
   window.history.replaceState(null, '', '/app/');
+  // Chosen on this device again (the last test's closeTab cleared storage): else the tab would follow
+  // the account's language, Spanish, at its next read of the user.
+  await useLanguage.getState().setLanguage('en');
   fetchFrom(server);
   await signInTab(server, me);
   await connectTab(me.token);
