@@ -173,6 +173,20 @@ describe.skipIf(!ready)('long names on a 320 px phone (Chromium, Spanish)', { ti
     await page.goto(`${app.server.url}/app/home/`);
     await page.getByTestId('swipe-card').filter({ hasText: longName('Leopold') }).waitFor();
     await fitsTheScreen(['.swipe-card', '.swipe-card-info', '.swipe-card-info *']);
+    // On a shorter phone the card is short, and the name is cut at two lines: the age still shows.
+    await page.setViewportSize({ width: 320, height: 568 });
+    const { card, name, age, ageLines } = await page.getByTestId('swipe-card').evaluate((element) => {
+      const box = (selector: string) => element.querySelector(selector)!.getBoundingClientRect();
+      const ageText = document.createRange();
+      ageText.selectNodeContents(element.querySelector('.age')!);
+      return { card: element.getBoundingClientRect().height, name: box('h2'), age: box('.age'), ageLines: ageText.getClientRects().length };
+    });
+    expect(card).toBeLessThanOrEqual(300);
+    expect(ageLines).toBe(1);
+    expect(age.bottom).toBeLessThanOrEqual(name.bottom);
+    expect(age.right).toBeLessThanOrEqual(name.right);
+    await shot('07-deck-card-short');
+    await page.setViewportSize({ width: 320, height: 640 });
     await keepMatchOverlay(page);
     await page.keyboard.press('ArrowRight');
     await page.locator('.match-overlay').getByText(es['deck.match.text'].replace('{name}', longName('Leopold'))).waitFor();
