@@ -9,7 +9,7 @@
 import { sql } from 'drizzle-orm';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FREE_DAILY_LIKES } from '../../shared/constants';
+import { FREE_DAILY_LIKES, SWIPE_THRESHOLD_PX } from '../../shared/constants';
 import { es } from '../../shared/i18n/es';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { checkIn, makeEvent } from '../helpers/events';
@@ -100,6 +100,25 @@ describe.skipIf(!ready)('a 320 × 568 phone with the banner, the event bar and t
     expect(photo.height).toBeGreaterThanOrEqual(180);
     expect(words.height).toBeLessThanOrEqual(photo.height * 0.45);
     expect(buttons.y + buttons.height).toBeLessThanOrEqual(nav.y);
+  });
+
+  it('the deck: a card dragged just past the threshold shows its stamp whole on the screen (it read "ME GUS")', async () => {
+    const card = await box(page.getByTestId('swipe-card'));
+    const [x, y] = [card.x + card.width / 2, card.y + card.height / 2];
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    try {
+      // Past the threshold by a step of the finger (the gesture counts its movement from a few px in).
+      for (let step = 1; step <= 10; step += 1) await page.mouse.move(x + ((SWIPE_THRESHOLD_PX + 10) * step) / 10, y);
+      const stamp = page.locator('.stamp-like');
+      await expect.poll(() => stamp.evaluate((element) => getComputedStyle(element).opacity)).toBe('1');
+      const { right, screen } = await stamp.evaluate((element) => ({ right: element.getBoundingClientRect().right, screen: innerWidth }));
+      expect(right).toBeLessThanOrEqual(screen);
+    } finally {
+      // Let go back where it started: decided neither way.
+      await page.mouse.move(x, y);
+      await page.mouse.up();
+    }
   });
 
   it('the top bar: her whole name (it showed "Julia Rom…"), beside the other language', async () => {
