@@ -20,8 +20,10 @@ export function withLinks(text: string): TextPart[] {
   let at = 0;
   for (const match of matches) {
     if (match.index > at) parts.push({ text: text.slice(at, match.index) });
-    parts.push({ text: match.raw, href: match.url });
-    at = match.lastIndex;
+    // A closing quote or an ellipsis after it ends the address (linkify-it took them in): «x.es/fiesta»…
+    const cut = /[»›”’…]*$/u.exec(match.raw)![0].length;
+    parts.push({ text: match.raw.slice(0, match.raw.length - cut), href: match.url.slice(0, match.url.length - cut) });
+    at = match.lastIndex - cut;
   }
   if (at < text.length) parts.push({ text: text.slice(at) });
   return parts;

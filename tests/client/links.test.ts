@@ -21,6 +21,17 @@ describe('links in a message', () => {
     expect(withLinks('(see www.example.com).').filter((part) => part.href)).toEqual([{ text: 'www.example.com', href: 'http://www.example.com' }]);
   });
 
+  it('leaves out a closing quote or an ellipsis after the address, the text kept whole', () => {
+    const text = 'Mira «https://example.com/fiesta», “www.example.com” o example.es/mapa…';
+    const parts = withLinks(text);
+    expect(parts.filter((part) => part.href)).toEqual([
+      { text: 'https://example.com/fiesta', href: 'https://example.com/fiesta' },
+      { text: 'www.example.com', href: 'http://www.example.com' },
+      { text: 'example.es/mapa', href: 'http://example.es/mapa' },
+    ]);
+    expect(parts.map((part) => part.text).join('')).toBe(text);
+  });
+
   it('links no script, protocol-relative or ftp address', () => {
     for (const text of ['javascript:alert(1)', '//evil.example.com', 'ftp://files.example.com']) {
       // At most the host, as a plain web address ("evil.example.com" is one, written that way).
