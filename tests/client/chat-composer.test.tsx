@@ -64,6 +64,13 @@ describe('text that reads right to left', () => {
     expect(screen.getByRole('textbox', { name: en['chat.placeholder'] }).getAttribute('dir')).toBe('auto');
   });
 
+  it('sets a link in a message to its own direction: an address in an Arabic message keeps its slashes in place', async () => {
+    const content = `${ARABIC} https://example.com/fiesta/`;
+    useChat.setState((state) => ({ threads: { 7: { ...state.threads[7]!, messages: [{ ...state.threads[7]!.messages[0]!, content }] } } }));
+    renderAt('/app/', <Chat id={7} />);
+    expect((await screen.findByRole('link', { name: 'https://example.com/fiesta/' })).getAttribute('dir')).toBe('auto');
+  });
+
   it('says who wrote each message to a screen reader, which sees no side or colour', async () => {
     useChat.setState((state) => ({
       threads: {

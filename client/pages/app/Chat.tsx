@@ -428,6 +428,8 @@ export function Chat({ id }: { id: number }) {
 /**
  * A message's text with its web and e-mail addresses as links (a handle's page, the venue's map),
  * opened in a new tab so the chat stays where it was; `nofollow ugc`: written by users, not vouched for.
+ * Each link is set apart in its own direction: in a right-to-left message, an address's closing slash
+ * moved to its start ("/https://x.com/fiesta").
  * Memoized: the chat renders again at every keystroke in the composer, its messages' text does not change.
  */
 const MessageText = memo(function MessageText({ content }: { content: string }) {
@@ -435,7 +437,7 @@ const MessageText = memo(function MessageText({ content }: { content: string }) 
     <>
       {withLinks(content).map((part, index) =>
         part.href ? (
-          <a key={index} href={part.href} target="_blank" rel="noopener noreferrer nofollow ugc">
+          <a key={index} href={part.href} dir="auto" target="_blank" rel="noopener noreferrer nofollow ugc">
             {part.text}
           </a>
         ) : (
