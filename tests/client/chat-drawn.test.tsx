@@ -5,9 +5,10 @@
  * bound (20,000 messages: ~180,000 nodes). The newest are let go of going up, drawn again going down.
  */
 import { act, fireEvent, screen } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import '../../client/lib/messages-app';
+import { useConnection } from '../../client/lib/socket';
 import { CHAT_DRAWN, Chat } from '../../client/pages/app/Chat';
 import { type ChatMessage, emptyThread, useChat } from '../../client/stores/chat';
 import { chatPageWorld } from '../helpers/chat-page';
@@ -26,10 +27,18 @@ const message = (id: number): ChatMessage => ({
   status: 'sent',
 });
 
+/** No network for the page of older messages. */
+let offline = false;
+afterEach(() => {
+  offline = false;
+  useConnection.setState({ connected: false });
+});
+
 /** The server's answers: the conversation, its first 50 messages as the page before `older`, and nothing newer. */
 chatPageWorld(ME, (url) => {
   const { pathname, searchParams } = new URL(url, 'http://localhost');
   if (pathname === '/api/conversations/7/') return detail;
+  if (searchParams.get('cursor') === 'older' && offline) throw new TypeError('Failed to fetch');
   if (searchParams.get('cursor') === 'older') return { results: Array.from({ length: 50 }, (_, index) => message(50 - index)), next: null };
   return { results: [], next: null };
 });
@@ -87,5 +96,20 @@ describe('a long chat scrolled far back', () => {
     expect(list.scrollTop).toBe(list.scrollHeight);
     expect(screen.queryByRole('button', { name: en['chat.newBelow'] })).toBeNull();
   });
-});
 
+  it('asks again for the older messages that did not come once back online, the reader waiting at the top', async () => {
+    const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
+    offline = true;
+    renderAt('/app/', <Chat id={7} />);
+    const list = await screen.findByRole('list', { name: en['chat.messages'] });
+
+    act(() => scrollTo(list, 'top'));
+    await vi.waitFor(() => expect(useChat.getState().threads[7]!.loadingOlder).toBe(false));
+    expect(screen.queryByText('message 1')).toBeNull();
+    // The network is back: the socket connects again, and the reader has not moved.
+    offline = false;
+    act(() => useConnection.setState({ connected: true }));
+    await screen.findByText('message 1');
+  });
+});

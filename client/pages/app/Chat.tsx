@@ -90,6 +90,9 @@ export function Chat({ id }: { id: number }) {
     setAttempt((count) => count + 1);
   };
   useRetryWhenBackOnline(failedToLoad === 'offline' || failedToLoad === 'server', openAgain);
+  // A page of older messages that did not come (no network) is asked for again once back online, if the
+  // reader still waits at the top: there, no scroll of theirs would ask.
+  useRetryWhenBackOnline(Boolean(thread?.older), () => listRef.current?.dispatchEvent(new Event('scroll')));
 
   const messages = thread?.messages ?? [];
   const newest = messages.at(-1);
