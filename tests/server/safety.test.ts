@@ -333,6 +333,35 @@ describe.each(backends)('safety on %s', (backend) => {
     }
   });
 
+  it('tells the reporter’s phones once of a report: the same report again, or an addition to it, pushes nothing more', async () => {
+    const { a, b, conversationId } = await matched();
+    const aSocket = await connect(server.url, a.token);
+    try {
+      const heard = record(aSocket);
+      const told = waitFor(aSocket, 'person:gone');
+      const first = await api().post('/api/reports/', { token: a.token, json: { user_id: b.id, reason: 'harassment' } });
+      expect(first.status).toBe(201);
+      await told;
+      // A retry, and a second thought added to it.
+      for (const reason of ['harassment', 'harassment', 'spam']) {
+        const again = await api().post('/api/reports/', { token: a.token, json: { user_id: b.id, reason } });
+        expect([again.status, again.body]).toEqual([200, { id: first.body.id }]);
+      }
+      // A last event that reaches them, sent after the reports, is all they hear besides the first report's news.
+      const marker = await makeCompletedUser(server);
+      const markerHeard = waitFor(aSocket, 'person:gone', (gone) => gone.user_id === marker.id);
+      expect((await api().post(`/api/users/${a.id}/block/`, { token: marker.token })).status).toBe(204);
+      await markerHeard;
+      expect(heard.filter(({ event }) => event === 'match:removed' || event === 'person:gone')).toEqual([
+        { event: 'match:removed', payload: { conversation_id: conversationId, by_you: true } },
+        { event: 'person:gone', payload: { user_id: b.id, by_you: true } },
+        { event: 'person:gone', payload: { user_id: marker.id } },
+      ]);
+    } finally {
+      aSocket.close();
+    }
+  });
+
   it('says on the list of blocks whom the user has an open report of, until a moderator decides it', async () => {
     const { a, b } = await matched();
     const c = await makeCompletedUser(server, { name: 'Cleo' }, { firstName: 'Cleo' });
@@ -626,7 +655,8 @@ describe.each(backends)('safety on %s', (backend) => {
       expect(await Promise.all(markerHeard)).toEqual([{ user_id: marker.id }, { user_id: marker.id }]);
       expect(heardBy.them).toEqual([{ event: 'person:gone', payload: { user_id: marker.id } }]);
       const mineHeard = { event: 'person:gone', payload: { user_id: them.id, by_you: true } };
-      expect(heardBy.me).toEqual([mineHeard, mineHeard, { event: 'person:gone', payload: { user_id: marker.id } }]);
+      // The report is told to my other phones (their list of blocks shows it reported); the addition is not.
+      expect(heardBy.me).toEqual([mineHeard, { event: 'person:gone', payload: { user_id: marker.id } }]);
 
       // What they showed is the moderator's to see.
       const detail = await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token });

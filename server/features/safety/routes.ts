@@ -110,8 +110,9 @@ const safetyRoutes: FastifyPluginAsyncZod = async (app) => {
       const outcome = await report(app.db, app.evidence, app.media, id, request.body, takeQuota);
       if (!outcome) throw new NotFound();
       announceEnded(app.publish, outcome.ended, id);
-      // Of the report itself the reported person is never told: only of the two being hidden by it.
-      outOfReach(id, request.body.user_id, { blockedTold: outcome.hid });
+      // Of the report itself the reported person is never told: only of the two being hidden by it. The
+      // reporter's phones hear of a new report or a new block, not of the same again (a retry, an addition).
+      if (outcome.created || outcome.blocked) outOfReach(id, request.body.user_id, { blockedTold: outcome.hid });
       return reply.code(outcome.created ? 201 : 200).send({ id: outcome.id });
     },
   );

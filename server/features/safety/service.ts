@@ -326,6 +326,12 @@ export interface ReportOutcome {
    * changes nothing they see, and news of it would tell them of the report alone.
    */
   hid: boolean;
+  /**
+   * True when the report made the reporter's block (not on their list until then). With `created`, it
+   * is what the reporter's other phones are told of (`person:gone`): the same report again, or an
+   * addition to it, of someone blocked already changes nothing they show.
+   */
+  blocked: boolean;
   ended: EndedConversation[];
 }
 
@@ -375,10 +381,15 @@ export async function report(
       await takeQuota(repeated ? 'repeat' : open ? 'addition' : 'new');
       if (!target || !(await isReportable(tx, reporterId, reportedId))) return null;
       const hid = await isVisiblePerson(tx, reporterId, reportedId);
-      await tx.insert(blocks).values({ blockerId: reporterId, blockedId: reportedId }).onConflictDoNothing();
+      const added = await tx
+        .insert(blocks)
+        .values({ blockerId: reporterId, blockedId: reportedId })
+        .onConflictDoNothing()
+        .returning({ blockedId: blocks.blockedId });
+      const blocked = added.length > 0;
       const ended = await endConversationBetween(tx, reporterId, reportedId, 'report');
       if (open) await addConversationTo(tx, open, reporterId, reportedId);
-      if (repeated) return { id: open!.id, created: false, hid, ended };
+      if (repeated) return { id: open!.id, created: false, hid, blocked, ended };
 
       if (open) {
         const addition = { reason: input.reason, details, at: new Date().toISOString() };
@@ -386,7 +397,7 @@ export async function report(
           .update(reports)
           .set({ additions: sql`${reports.additions} || ${JSON.stringify([addition])}::jsonb` })
           .where(eq(reports.id, open.id));
-        return { id: open.id, created: false, hid, ended };
+        return { id: open.id, created: false, hid, blocked, ended };
       }
 
       const { snapshot, conversationId } = await takeSnapshot(tx, evidence, media, reporterId, reportedId, copied);
@@ -398,7 +409,7 @@ export async function report(
         .insert(reports)
         .values({ reporterId, reportedId, reason: input.reason, details, conversationId, snapshot, createdAt: sql`clock_timestamp()` })
         .returning({ id: reports.id });
-      return { id: row!.id, created: true, hid, ended };
+      return { id: row!.id, created: true, hid, blocked, ended };
     });
   } catch (error) {
     // The copies of a report that was not stored go with it.
