@@ -620,6 +620,26 @@ describe.each(backends)('safety on %s', (backend) => {
     expect((await api().get(`/api/moderation/reports/${first.body.id}/`, { token: moderator.token })).body.reported.banned).toBe(true);
   });
 
+  it('refuses a report naming a conversation that is not the two’s as an unknown id, and stores nothing of it', async () => {
+    const { a: reporter, b: reported, conversationId } = await matched(['Rhea', 'Rory']);
+    const other = await makeCompletedUser(server);
+    await api().post('/api/matching/', { token: reporter.token, json: { response: 'like', other: other.id } });
+    const withOther = await api().post('/api/matching/', { token: other.token, json: { response: 'like', other: reporter.id } });
+    const withSomeoneElse = withOther.body.conversation_id as number;
+    const strangers = await matched(['Tia', 'Tom']);
+    for (const wrong of [withSomeoneElse, strangers.conversationId, conversationId + 1_000_000]) {
+      const refused = await api().post('/api/reports/', {
+        token: reporter.token,
+        json: { user_id: reported.id, reason: 'harassment', conversation_id: wrong },
+      });
+      expect([refused.status, refused.body]).toEqual([404, NOT_FOUND]);
+    }
+    expect(rowsOf(await server.app.db.execute(sql`select 1 from reports where reporter_id = ${reporter.id}`))).toEqual([]);
+    expect((await api().get(`/api/conversations/${conversationId}/`, { token: reported.token })).status).toBe(200);
+    const taken = await api().post('/api/reports/', { token: reporter.token, json: { user_id: reported.id, reason: 'harassment', conversation_id: conversationId } });
+    expect(taken.status).toBe(201);
+  });
+
   it('takes a report of someone I blocked, with no conversation, and brings nothing of them back to either', async () => {
     const me = await makeCompletedUser(server);
     const them = await makeCompletedUser(server, { name: 'Fake Felix', bio: 'Not who he says.' });

@@ -339,8 +339,8 @@ export interface ReportOutcome {
  * Reports a user: keeps a snapshot of what they showed (their profile, with copies of its photos, and
  * the last messages of any conversation the two shared, even an ended one), and blocks them for the
  * reporter, queued with the pair's likes as `block` is. A second report while the first is open adds
- * to it. Null for an unknown user, or one the reporter may not report (`isReportable`). The reported
- * user is never told.
+ * to it. Null for an unknown user, one the reporter may not report (`isReportable`), or a
+ * `conversation_id` that is not the two's. The reported user is never told.
  *
  * `takeQuota` takes one of the reporter's reports of the day (`new`), of their additions of the day
  * for an addition to an open report (`addition`), or of their repeats of the day for the same report
@@ -380,6 +380,8 @@ export async function report(
       // hidden) beside a 429 (someone reportable) would tell the two apart with no limit at all.
       await takeQuota(repeated ? 'repeat' : open ? 'addition' : 'new');
       if (!target || !(await isReportable(tx, reporterId, reportedId))) return null;
+      // The chat it was sent from, when it names one, is the two's: any other is as unknown as an id that never existed.
+      if (input.conversation_id !== undefined && !(await isConversationOf(tx, input.conversation_id, reporterId, reportedId))) return null;
       const hid = await isVisiblePerson(tx, reporterId, reportedId);
       const added = await tx
         .insert(blocks)
@@ -418,6 +420,16 @@ export async function report(
     if (isForeignKeyViolation(error)) throw new SessionEnded();
     throw error;
   }
+}
+
+/** Whether `conversationId` is the conversation of these two (open or ended). */
+async function isConversationOf(tx: Tx, conversationId: number, a: number, b: number): Promise<boolean> {
+  const [low, high] = a < b ? [a, b] : [b, a];
+  const [conversation] = await tx
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(and(eq(conversations.id, conversationId), eq(conversations.userLowId, low), eq(conversations.userHighId, high)));
+  return conversation !== undefined;
 }
 
 async function takeSnapshot(
