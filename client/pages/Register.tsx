@@ -17,6 +17,12 @@ const FIELDS = [
 /** What a reload gives back as it was typed: all but the passwords. */
 const KEPT = FIELDS.filter((field) => field.type !== 'password');
 
+/** What this page's history entry holds: where it was opened from (an event's page: AuthFormFooter's Back). */
+const openedFrom = () => window.history.state as { from?: string } | null;
+
+/** The log-in form's history state: the e-mail typed, and where this page was opened from, for its Back. */
+const toLogin = (email: FormDataEntryValue | null) => ({ ...openedFrom(), email });
+
 export function Register() {
   const { t, navigate, redirect, errors, busy, enter, onSubmit } = useAuthForm();
   const { draft, keep } = useDraft<Record<string, string>>('register');
@@ -34,7 +40,9 @@ export function Register() {
     });
     keep(null);
     toast.success(t('register.success'), { position: 'bottom-right', key: REGISTERED_TOAST });
-    navigate('/login/', { state: { email: value('username') } });
+    // Opened from an event's page, the log-in form takes this done form's place: its Back, as the
+    // phone's, goes back to the event (AuthFormFooter), not to the form just sent.
+    navigate('/login/', { state: toLogin(value('username')), replace: openedFrom()?.from === 'event' });
   });
 
   return (
@@ -66,7 +74,7 @@ export function Register() {
                   // The e-mail goes along as "Forgot password?" takes it (Login.tsx): in the history
                   // state, never in the address. As it stands in the field, changed since or not.
                   event.preventDefault();
-                  navigate('/login/', { state: { email: new FormData(event.currentTarget.closest('form')!).get('username') } });
+                  navigate('/login/', { state: toLogin(new FormData(event.currentTarget.closest('form')!).get('username')) });
                 }}
               >
                 {t('register.emailTakenLogin')}

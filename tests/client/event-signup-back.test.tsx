@@ -6,7 +6,7 @@
  */
 import { act, fireEvent, render, screen } from '@testing-library/react';
 import { Route, Router, Switch } from 'wouter';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { Login } from '../../client/pages/Login';
 import { Register } from '../../client/pages/Register';
@@ -36,6 +36,10 @@ function openFrom(address: string, fromEvent: boolean) {
 
 const back = async () => act(async () => fireEvent.click(await screen.findByRole('button', { name: en['auth.back'] })));
 
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
 describe('Back on the forms opened from an event’s page', () => {
   it.each(['/register/', '/login/'])('goes back to the event from %s', async (address) => {
     openFrom(address, true);
@@ -56,6 +60,26 @@ describe('Back on the forms opened from an event’s page', () => {
     });
     await back();
     await screen.findByRole('heading', { name: 'The event' });
+  });
+
+  it('goes back to the event from the log-in form that registering opens', async () => {
+    // The register endpoint takes the account; anything else (the Google button's configuration) answers `{}`.
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) =>
+        String(url).endsWith('/api/auth/register/')
+          ? Response.json({ id: 1, email: 'ana@example.com', first_name: 'Ana', last_name: 'Ruiz' }, { status: 201 })
+          : Response.json({}),
+      ),
+    );
+    openFrom('/register/', true);
+    fireEvent.change(await screen.findByLabelText(en['auth.email']), { target: { value: 'ana@example.com' } });
+    await act(async () => fireEvent.submit(document.querySelector('form')!));
+    await screen.findByRole('heading', { name: en['login.title'] });
+    expect(screen.getByLabelText<HTMLInputElement>(en['auth.email']).value).toBe('ana@example.com');
+    await back();
+    await screen.findByRole('heading', { name: 'The event' });
+    expect(window.location.pathname).toBe('/e/K7RM2Q');
   });
 
   it('goes to the landing page from a form opened otherwise', async () => {
