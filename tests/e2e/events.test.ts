@@ -347,8 +347,10 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       let checkIns = 0;
       await page.route('**/api/events/*/check-in/', (route) => (++checkIns === 1 ? route.abort('internetdisconnected') : route.continue()));
       await page.getByRole('button', { name: es['profile.save'] }).click();
-      await expect.poll(() => checkIns).toBe(1);
-      await expect.poll(() => page.evaluate(() => localStorage.getItem('pending_event_join'))).toContain('"pass"');
+      // The save's answer, then the check-in: two round trips, given the time the page's own waits get
+      // (poll's default second is too short on two cores shared with Chromium and the rest of the suite).
+      await expect.poll(() => checkIns, { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => page.evaluate(() => localStorage.getItem('pending_event_join')), { timeout: 15_000 }).toContain('"pass"');
       // The network comes back: the scan still counts, without walking back to the door.
       await context.setOffline(true);
       await context.setOffline(false);
