@@ -95,6 +95,9 @@ export function FormField({
   );
 }
 
+/** This page was opened from an event's page (its history state's marker): its Back goes back there. */
+export const openedFromEvent = () => (window.history.state as { from?: string } | null)?.from === 'event';
+
 /** The form's general error line, then submit and Back (home, unless `back` says otherwise): the foot of the auth forms. */
 export function AuthFormFooter({
   errors,
@@ -110,7 +113,7 @@ export function AuthFormFooter({
   const [, navigate] = useLocation();
   // Opened from an event's page (its sign-up and log-in buttons), Back goes back there, as the phone's
   // own Back does: the guest at the door is not sent to the landing page.
-  const fromEvent = (window.history.state as { from?: string } | null)?.from === 'event';
+  const fromEvent = openedFromEvent();
   return (
     <>
       {errors && (

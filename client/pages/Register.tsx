@@ -1,6 +1,6 @@
 import { REGISTERED_TOAST, toast } from '../lib/toast';
 import { Link, Redirect } from 'wouter';
-import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
+import { AuthFormFooter, AuthLayout, FormField, openedFromEvent } from '../components/AuthLayout';
 import { GoogleButton } from '../components/GoogleButtonLazy';
 import { api } from '../lib/api';
 import { EMAIL_TAKEN_EN, EMAIL_TAKEN_ES } from '../../shared/i18n/email-taken';
@@ -17,11 +17,8 @@ const FIELDS = [
 /** What a reload gives back as it was typed: all but the passwords. */
 const KEPT = FIELDS.filter((field) => field.type !== 'password');
 
-/** What this page's history entry holds: where it was opened from (an event's page: AuthFormFooter's Back). */
-const openedFrom = () => window.history.state as { from?: string } | null;
-
-/** The log-in form's history state: the e-mail typed, and where this page was opened from, for its Back. */
-const toLogin = (email: FormDataEntryValue | null) => ({ ...openedFrom(), email });
+/** The log-in form's history state: the e-mail typed, and the event's page this one was opened from, for its Back. */
+const toLogin = (email: FormDataEntryValue | null) => ({ ...(openedFromEvent() ? { from: 'event' } : {}), email });
 
 export function Register() {
   const { t, navigate, redirect, errors, busy, enter, onSubmit } = useAuthForm();
@@ -42,7 +39,7 @@ export function Register() {
     toast.success(t('register.success'), { position: 'bottom-right', key: REGISTERED_TOAST });
     // Opened from an event's page, the log-in form takes this done form's place: its Back, as the
     // phone's, goes back to the event (AuthFormFooter), not to the form just sent.
-    navigate('/login/', { state: toLogin(value('username')), replace: openedFrom()?.from === 'event' });
+    navigate('/login/', { state: toLogin(value('username')), replace: openedFromEvent() });
   });
 
   return (
