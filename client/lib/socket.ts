@@ -73,12 +73,15 @@ function onNetworkChange(changed: () => void) {
 export function useRetryWhenBackOnline(waiting: boolean, retry: () => void) {
   const latest = useRef(retry);
   latest.current = retry;
+  const connected = useConnection((state) => state.connected);
+  // The connection as the last effect saw it. A connect is told by the change from it, even one that
+  // lands between the failure's render and its effect, which a subscription made there would miss.
+  const seen = useRef(connected);
   useEffect(() => {
-    if (!waiting) return;
-    return useConnection.subscribe((state, previous) => {
-      if (state.connected && !previous.connected) latest.current();
-    });
-  }, [waiting]);
+    const cameBack = connected && !seen.current;
+    seen.current = connected;
+    if (waiting && cameBack) latest.current();
+  }, [waiting, connected]);
 }
 
 /**
