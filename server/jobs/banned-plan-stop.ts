@@ -19,7 +19,7 @@ export const bannedPlanStop: Job = {
     let stopped = 0;
     for (const userId of due) {
       if (stopping.aborted) break;
-      if (await stopRenewalOfBanned(app.db, app.stripe, userId, app.log)) stopped += 1;
+      if (await stopRenewalOfBanned(app.db, app.stripe, userId, app.log, app.config.stripe.lookupKeys.yearly)) stopped += 1;
     }
     return { due: due.length, stopped };
   },

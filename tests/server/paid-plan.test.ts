@@ -7,6 +7,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJob } from '../../server/jobs';
+import { monthsLater } from '../../server/features/payments/billing';
 import { bannedPlanStop } from '../../server/jobs/banned-plan-stop';
 import { spentLikesPurge } from '../../server/jobs/spent-likes-purge';
 import { testPlanEnd } from '../../server/jobs/test-plan-end';
@@ -575,6 +576,30 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect((await api().subscription(me)).body).toMatchObject({ active: true, renews_at: renewsAt.toISOString(), ends_at: null });
     await cancelThroughTestPortal(server, me);
     expect((await api().subscription(me)).body).toMatchObject({ active: true, renews_at: null, ends_at: renewsAt.toISOString() });
+  });
+
+  it('ends a test plan bought before the plan’s dates were kept, cancelled or stopped by a ban before the job dated it, at its period’s end', async () => {
+    const [owner, banned] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+    // Each bought forty days ago, none of the dates kept since: the job has not dated them yet.
+    const startedAt = new Date(Math.floor((Date.now() - 40 * 86_400_000) / 1000) * 1000);
+    for (const user of [owner, banned]) {
+      await subscribeThroughTestCheckout(server, user, 'monthly');
+      await server.app.db.execute(sql`update checkout_sessions set created_at = ${startedAt.toISOString()} where user_id = ${user.id}`);
+      await server.app.db.update(users).set({ planTrialEndsAt: null, planRenewsAt: null, planEndsAt: null, planAnchorAt: null }).where(eq(users.id, user.id));
+    }
+    const endsAt = monthsLater(startedAt, 2).toISOString();
+
+    await cancelThroughTestPortal(server, owner);
+    await banThroughModeration(server, await makeModerator(server), banned);
+    const dates = async (user: TestUser) =>
+      (await server.app.db.select({ active: users.hasSubscription, renewsAt: users.planRenewsAt, endsAt: users.planEndsAt }).from(users).where(eq(users.id, user.id)))[0];
+    const ending = { active: true, renewsAt: null, endsAt: new Date(endsAt) };
+    expect(await dates(owner)).toEqual(ending);
+    expect(await dates(banned)).toEqual(ending);
+    // Neither renews once the job runs: each still ends then.
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { dated: 0, renewed: 0, ended: 0 } });
+    expect(await dates(owner)).toEqual(ending);
+    expect(await dates(banned)).toEqual(ending);
   });
 
   it('promises the trial until a checkout has completed: not for one left open or cancelled, not after a cancelled plan', async () => {

@@ -89,7 +89,7 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
           if (event) app.eventLive.changedByOrganizer(presentEvent(event), userId);
         }
         // They can no longer sign in to cancel their plan: it ends at the end of the period paid for.
-        await stopRenewalOfBanned(app.db, app.stripe, userId, request.log);
+        await stopRenewalOfBanned(app.db, app.stripe, userId, request.log, app.config.stripe.lookupKeys.yearly);
       }
       // The report is resolved by now: copies that cannot be removed (the bucket down) do not make that
       // a 500, nor keep a ban from ending the sessions above. The orphan sweep removes them later.

@@ -170,7 +170,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         if (!event.success) throw ValidationError.field('non_field_errors', 'Unexpected Stripe event payload.');
         const result = await handleStripeEvent(app.db, event.data, webhookEvents, request.log);
         request.log.info({ eventId: event.data.id, type: event.data.type, outcome: result.outcome, reason: result.reason }, 'stripe event');
-        if (result.outcome === 'handled' && result.userId !== undefined) await stopRenewalIfBanned(app.db, app.stripe, result.userId, request.log);
+        if (result.outcome === 'handled' && result.userId !== undefined) await stopRenewalIfBanned(app.db, app.stripe, result.userId, request.log, app.config.stripe.lookupKeys.yearly);
         tellOwner(result);
         return { received: true as const };
       },
@@ -193,7 +193,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
     handler: async (request) => {
       const { id } = currentUser(request);
       // Back to the subscribe page, which says when the plan ends: with no plan to cancel, it is a 409.
-      await cancelLocalSubscription(app.db, id);
+      await cancelLocalSubscription(app.db, id, app.config.stripe.lookupKeys.yearly);
       app.publish([id], 'account:changed');
       return { url: subscribeUrl(app.publicUrlFor(request)) };
     },

@@ -222,7 +222,7 @@ export async function openPortal(
  * with its end date, until `endTestPlans` sends the deletion once that date has passed. A
  * second click changes nothing (`updateLocalPlan`).
  */
-export async function cancelLocalSubscription(db: Db, userId: number): Promise<void> {
+export async function cancelLocalSubscription(db: Db, userId: number, yearlyLookupKey: string): Promise<void> {
   const billing = await billingOf(db, userId);
   if (!billing?.active || !billing.customer || !billing.subscription) throw new Conflict(NO_SUBSCRIPTION);
   // A plan bought at Stripe before a switch to the test checkout is billed there: cancelled here, the
@@ -230,6 +230,13 @@ export async function cancelLocalSubscription(db: Db, userId: number): Promise<v
   if (!isTestPlan(billing.subscription)) throw new Conflict(BILLED_AT_STRIPE);
   // Cancelled already: it ends when it said it would.
   if (billing.endsAt) return;
+  // Bought before the plan's dates were kept, and not dated by the job yet (or being dated by it now):
+  // cancelled as it is, it would say no end, and the job would then date it and renew it on. It is
+  // dated first, as the job does, and cancelled as it is then.
+  if (!billing.trialEndsAt && !billing.renewsAt) {
+    await dateTestPlan(db, { id: userId, subscription: billing.subscription, lookupKey: billing.lookupKey }, yearlyLookupKey, new Date());
+    return cancelLocalSubscription(db, userId, yearlyLookupKey);
+  }
   await updateLocalPlan(db, billing, true);
 }
 
@@ -242,12 +249,12 @@ export async function cancelLocalSubscription(db: Db, userId: number): Promise<v
  * that cannot be reached, or refuses, leaves the ban as it is, and the job `banned-plan-stop` tries
  * again until it takes. Answers whether the renewal was stopped now.
  */
-export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog): Promise<boolean> {
+export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog, yearlyLookupKey: string): Promise<boolean> {
   const billing = await billingOf(db, userId);
   if (!billing?.active || !billing.subscription || billing.endsAt) return false;
   const subscription = billing.subscription;
   try {
-    if (isTestPlan(subscription)) await cancelLocalSubscription(db, userId);
+    if (isTestPlan(subscription)) await cancelLocalSubscription(db, userId, yearlyLookupKey);
     else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
     else throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
   } catch (error) {
@@ -281,9 +288,9 @@ export async function bannedStillRenewing(db: Db): Promise<number[]> {
  * Stripe's page after the ban, opened before it), the plan it started must not renew either, as
  * `stopRenewalOfBanned` does at the ban for a plan there already.
  */
-export async function stopRenewalIfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog): Promise<void> {
+export async function stopRenewalIfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog, yearlyLookupKey: string): Promise<void> {
   const [banned] = await db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), isNotNull(users.bannedAt)));
-  if (banned) await stopRenewalOfBanned(db, stripe, userId, log);
+  if (banned) await stopRenewalOfBanned(db, stripe, userId, log, yearlyLookupKey);
 }
 
 /**
@@ -351,32 +358,45 @@ export async function dateTestPlans(db: Db, yearlyLookupKey: string): Promise<nu
   const now = new Date();
   const undated = await liveTestPlans(db, and(isNull(users.planTrialEndsAt), isNull(users.planRenewsAt), isNull(users.planEndsAt)));
   const dated: number[] = [];
-  for (const { id, subscription, lookupKey } of undated) {
-    if (!subscription) continue;
-    // The test checkout names its subscription after its session (`completeLocalCheckout`).
-    const [checkout] = await db
-      .select({ startedAt: checkoutSessions.createdAt })
-      .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.id, `cs_local_${subscription.slice('sub_local_'.length)}`), eq(checkoutSessions.userId, id)));
-    const startedAt = checkout?.startedAt ?? now;
-    const months = lookupKey === yearlyLookupKey ? 12 : 1;
-    const updated = await db
-      .update(users)
-      .set({ planRenewsAt: nextRenewal(startedAt, months, now), planAnchorAt: monthsLater(startedAt, months) })
-      .where(
-        and(
-          eq(users.id, id),
-          eq(users.hasSubscription, true),
-          eq(users.stripeSubscriptionId, subscription),
-          isNull(users.planTrialEndsAt),
-          isNull(users.planRenewsAt),
-          isNull(users.planEndsAt),
-        ),
-      )
-      .returning({ id: users.id });
-    if (updated.length > 0) dated.push(id);
+  for (const plan of undated) {
+    if (plan.subscription && (await dateTestPlan(db, { ...plan, subscription: plan.subscription }, yearlyLookupKey, now))) dated.push(plan.id);
   }
   return dated;
+}
+
+/**
+ * Dates one live local test plan that has none (`dateTestPlans`), unless it has changed since it was
+ * read: dated meanwhile (by the job, or its cancellation), ended, or another one. Answers whether it did.
+ */
+async function dateTestPlan(
+  db: Db,
+  plan: { id: number; subscription: string; lookupKey: string | null },
+  yearlyLookupKey: string,
+  now: Date,
+): Promise<boolean> {
+  const { id, subscription } = plan;
+  // The test checkout names its subscription after its session (`completeLocalCheckout`).
+  const [checkout] = await db
+    .select({ startedAt: checkoutSessions.createdAt })
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.id, `cs_local_${subscription.slice('sub_local_'.length)}`), eq(checkoutSessions.userId, id)));
+  const startedAt = checkout?.startedAt ?? now;
+  const months = plan.lookupKey === yearlyLookupKey ? 12 : 1;
+  const updated = await db
+    .update(users)
+    .set({ planRenewsAt: nextRenewal(startedAt, months, now), planAnchorAt: monthsLater(startedAt, months) })
+    .where(
+      and(
+        eq(users.id, id),
+        eq(users.hasSubscription, true),
+        eq(users.stripeSubscriptionId, subscription),
+        isNull(users.planTrialEndsAt),
+        isNull(users.planRenewsAt),
+        isNull(users.planEndsAt),
+      ),
+    )
+    .returning({ id: users.id });
+  return updated.length > 0;
 }
 
 /**
