@@ -950,16 +950,16 @@ describe.each(backends)('safety on %s', (backend) => {
     const filed = await api().post('/api/reports/', { token: reporter.token, json: { user_id: troll.id, reason: 'harassment' } });
     // What stops the request once the ban has committed: here a failure in its first step after it
     // (as well an instance stopped by a deploy, or a lost database connection).
-    const publish = server.app.publish;
-    server.app.publish = ((userIds, event, ...args) => {
+    const publishBeforeDrop = server.app.publishBeforeDrop;
+    server.app.publishBeforeDrop = ((userId, event, ...args) => {
       if (event === 'account:suspended') throw new Error('the instance went away');
-      return publish(userIds, event, ...args);
-    }) as typeof publish;
+      return publishBeforeDrop(userId, event, ...args);
+    }) as typeof publishBeforeDrop;
     try {
       const banned = await api().post(`/api/moderation/reports/${filed.body.id}/resolve/`, { token: moderator.token, json: { action: 'ban' } });
       expect(banned.status).toBe(500);
     } finally {
-      server.app.publish = publish;
+      server.app.publishBeforeDrop = publishBeforeDrop;
     }
     // The ban stands, decided once; its sessions ended with it.
     const again = await api().post(`/api/moderation/reports/${filed.body.id}/resolve/`, { token: moderator.token, json: { action: 'ban' } });

@@ -71,11 +71,11 @@ const moderationRoutes: FastifyPluginAsyncZod = async (app) => {
       const resolution = await resolveReport(app.db, currentUser(request).id, request.params.id, request.body);
       if (!resolution) throw new NotFound();
       if (resolution.banned) {
-        // Their open phones hear why before their sockets drop (sent ahead of the revocation, on the
-        // same path to each instance), then the sessions the ban ended are forgotten everywhere,
-        // sockets dropped on every instance (a phone away hears it when it comes back: its token says
-        // so); partners see the conversation go.
-        app.publish([resolution.banned.userId], 'account:suspended');
+        // Their open phones hear why before their sockets drop (this instance's at once, the others'
+        // sent ahead of the revocation, on the same path to each instance), then the sessions the ban
+        // ended are forgotten everywhere, sockets dropped on every instance (a phone away hears it when
+        // it comes back: its token says so); partners see the conversation go.
+        app.publishBeforeDrop(resolution.banned.userId, 'account:suspended');
         await app.suspendedTokens(resolution.banned.tokenHashes);
         announceEnded(app.publish, resolution.banned.ended);
         const { userId, leftEventId, shownTo } = resolution.banned;
