@@ -92,6 +92,10 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
         // Or while the cluster was asked.
         if (stillOnline.has(userId) || localSockets.has(userId)) return;
         await announce(userId, false);
+        // A socket of theirs that finished its handshake on another instance after the cluster answered
+        // (a page reloaded onto it) has said online there, maybe ahead of this offline. Asked again,
+        // after it went out, such a socket is found, and online said after it.
+        if ((await connectedAnywhere([userId])).has(userId)) await announce(userId, true);
       });
     },
 

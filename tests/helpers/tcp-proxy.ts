@@ -24,6 +24,8 @@ export async function tcpProxy(
   const open = new Set<net.Socket>();
   let cut = false;
   let held = false;
+  /** While paused, the replies in the order they came, each delivered once the pause ends. */
+  let paused: Array<() => void> | null = null;
   const relay = (client: net.Socket) => {
     if (cut) return client.destroy();
     const upstream = net.connect(Number(port), hostname);
@@ -40,7 +42,9 @@ export async function tcpProxy(
     // replies not yet delivered go no further, nor does the target's close: the client waits.
     const back = (deliver: () => void) => {
       const unlessHeld = () => {
-        if (!held) deliver();
+        if (held) return;
+        if (paused) paused.push(deliver);
+        else deliver();
       };
       if (replyDelayMs === 0) unlessHeld();
       else setTimeout(unlessHeld, replyDelayMs);
@@ -66,6 +70,18 @@ export async function tcpProxy(
      */
     holdReplies() {
       held = true;
+    },
+    /**
+     * From now on, what the target sends waits, in order, until the returned `resume` is called: the
+     * requests in flight are answered then, as by a server that stalled for that long.
+     */
+    pauseReplies() {
+      const waiting: Array<() => void> = [];
+      paused = waiting;
+      return () => {
+        if (paused === waiting) paused = null;
+        for (const deliver of waiting) deliver();
+      };
     },
     close() {
       this.cut();

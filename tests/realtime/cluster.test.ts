@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +7,9 @@ import { sendMessage } from '../../server/features/conversations/service';
 import { react } from '../../server/features/matching/service';
 import { makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
-import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
+import { createPostgresDatabase } from '../helpers/database';
+import { startServer, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
+import { tcpProxy } from '../helpers/tcp-proxy';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
 import { connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect, waitUntil } from '../helpers/socket';
 import { makePair, match, newClientId, storedMessages } from './fixtures';
@@ -282,5 +285,61 @@ describe.skipIf(!ready)('two instances on one PostgreSQL and one Redis', () => {
     const refused = await client(two.url).get('/api/users/me/', { token: ana.token });
     expect(refused.status).toBe(401);
     expect(refused.body).toEqual({ detail: 'Invalid token.' });
+  });
+});
+
+describe.skipIf(!ready)('presence when a phone moves to the other instance', () => {
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let databaseLink: Awaited<ReturnType<typeof tcpProxy>>;
+  let one: TestServer;
+  let two: TestServer;
+  const sockets = socketsClosedAfterEach();
+  const redis = createClient({ url: REDIS_URL });
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase({ migrated: true });
+    // Instance one reaches PostgreSQL through a link whose replies the test can hold.
+    databaseLink = await tcpProxy(database.url);
+    const throughLink = new URL(database.url);
+    throughLink.port = new URL(databaseLink.url).port;
+    const config = { redisUrl: REDIS_URL, redisPrefix: `test-${randomBytes(6).toString('hex')}` };
+    one = await startServer({ backend: 'postgres', databaseUrl: throughLink.toString(), config });
+    two = await startServer({ backend: 'postgres', databaseUrl: database.url, config });
+    await redis.connect();
+  });
+  afterAll(async () => {
+    redis.destroy();
+    await Promise.all([one?.close(), two?.close()]);
+    await databaseLink?.close();
+    await database?.drop();
+  });
+
+  it('says a user online again when their phone, reloaded onto the other instance, connected there after the one it left asked', async () => {
+    const { a, b } = await makePair(one);
+    const bSocket = await sockets.connect(two.url, b.token);
+    const online = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && p.online);
+    const aOnOne = await sockets.connect(one.url, a.token);
+    await online;
+
+    // Instance one's answers from PostgreSQL wait: its "offline", decided once the cluster said Ana has
+    // no socket left, goes out only after her reloaded page has connected to instance two.
+    // The adapter's channel for the answers to instance one's questions (a protected field, its id).
+    const { uid } = one.app.io.of('/').adapter as unknown as { uid: string };
+    let heardAnswer = () => {};
+    const answered = new Promise<void>((resolve) => (heardAnswer = resolve));
+    await redis.sSubscribe(`${one.config.redisPrefix}#/#${uid}#`, () => heardAnswer());
+    const resume = databaseLink.pauseReplies();
+    aOnOne.close();
+    // Instance two has answered instance one's question (no socket of Ana's here): the page loads again, there.
+    await answered;
+    const onlineAgain = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && p.online);
+    await sockets.connect(two.url, a.token);
+    await onlineAgain;
+    const offline = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && !p.online);
+    const lastOnline = offline.then(() => waitFor(bSocket, 'presence', (p) => p.user_id === a.id && p.online));
+    resume();
+    // The stale "offline" may reach Ben; what he is told last is that Ana is online.
+    await offline;
+    await lastOnline;
   });
 });
