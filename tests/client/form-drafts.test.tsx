@@ -88,9 +88,9 @@ describe('the profile form', () => {
     return <EditProfile />;
   }
   /** The profile page opened (again), over the profile as the server has it. */
-  function openProfile() {
+  function openProfile(profile = saved) {
     cleanup();
-    useProfile.setState({ profile: saved, load: async () => {}, save: async (input) => void useProfile.setState({ profile: { ...saved, ...input, version: 'v2' } }) });
+    useProfile.setState({ profile, load: async () => {}, save: async (input) => void useProfile.setState({ profile: { ...saved, ...input, version: 'v2' } }) });
     renderAt('/app/profile/', <Page />);
     return screen.findByRole('button', { name: en['profile.save'] });
   }
@@ -104,6 +104,17 @@ describe('the profile form', () => {
     await openProfile();
     expect(field(en['profile.name']).value).toBe('Ana María');
     expect(screen.getByLabelText<HTMLTextAreaElement>(en['profile.bio']).value).toBe('Here for the music');
+  });
+
+  it('gives back only the changes made here over a save made on another device meanwhile, and says so', async () => {
+    await openProfile();
+    type(en['profile.name'], 'Ana María');
+
+    // Reloaded after the other phone saved a new bio: that bio is not put back to the one this form was filled with.
+    await openProfile({ ...saved, bio: 'Back from the beach', version: 'v3' });
+    expect(field(en['profile.name']).value).toBe('Ana María');
+    expect(screen.getByLabelText<HTMLTextAreaElement>(en['profile.bio']).value).toBe('Back from the beach');
+    expect(screen.getByRole('status').textContent).toContain(en['profile.changedElsewhere']);
   });
 
   it('drops them once they are saved, or the user signs out', async () => {

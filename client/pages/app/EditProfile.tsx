@@ -94,6 +94,19 @@ function rebase(form: Form, from: OwnProfile, profile: OwnProfile, elsewhere: bo
   return merged;
 }
 
+/** A form's draft (`useDraft`): the form, and the profile it was filled from. */
+interface Draft {
+  form: Form;
+  from: OwnProfile;
+}
+
+/**
+ * A draft over the profile as the form opens: as it was, if the profile is the one it was typed over;
+ * else that profile saved since on another device, with only what was changed here over it, which the
+ * form says (`rebase`). Taken whole, the draft would silently put back what the other device changed.
+ */
+const restore = ({ form, from }: Draft, profile: OwnProfile) => (from.version === profile.version ? form : rebase(form, from, profile, true));
+
 /** `leavingTo` for the back gesture or button: the guard's entry is gone, one more step back leaves. */
 const BACK = Symbol('back');
 /** Whether the form holds other values than the profile's. */
@@ -111,8 +124,9 @@ export function EditProfile() {
   // On the way into an event (its QR at the door, or Join): the place kept there waits for this profile.
   const held = incomplete && getPendingJoin()?.name;
   const [form, setForm] = useState<Form | null>(null);
-  // What was typed before a reload, or before the phone discarded the tab: the form opens with it.
-  const { draft, keep } = useDraft<Form>('profile');
+  // What was typed before a reload, or before the phone discarded the tab, with the profile it was
+  // typed over: the form opens with those changes, over the profile as it is now (`restore`).
+  const { draft, keep } = useDraft<Draft>('profile');
   const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const [uploading, setUploading] = useState(false);
@@ -154,12 +168,12 @@ export function EditProfile() {
     const elsewhere = !saving.current;
     setForm((current) => {
       if (current && from && changed(current, from)) return rebase(current, from, profile, elsewhere);
-      return !from && draft ? { ...toForm(profile), ...draft, elsewhere: false } : toForm(profile);
+      return !from && draft?.from ? restore(draft, profile) : toForm(profile);
     });
   }, [profile]);
   // Kept while it holds changes; gone once they are saved, undone or discarded.
   useEffect(() => {
-    if (form) keep(edited ? form : null);
+    if (form) keep(edited ? { form, from: filledFrom.current! } : null);
   }, [form, edited]);
   useEffect(() => {
     if (!revealErrors.current) return;
