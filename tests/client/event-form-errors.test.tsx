@@ -30,6 +30,7 @@ function Form({ fields }: { fields: Record<string, string[]> }) {
   return (
     <EventForm
       initial={initial}
+      draft="event-form"
       submitLabel="Save"
       onSubmit={async () => {
         throw new ValidationError(fields);

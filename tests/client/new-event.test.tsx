@@ -35,6 +35,7 @@ beforeEach(async () => {
 afterEach(() => {
   cleanup();
   localStorage.clear();
+  sessionStorage.clear();
   vi.resetAllMocks();
 });
 
@@ -201,6 +202,51 @@ describe('the times of a party past midnight', () => {
     fireEvent.change(starts, { target: { value: '2030-06-20T12:00' } });
     expect(ends.value).toBe('2030-06-20T18:00');
     expect(screen.queryByText(enEvents['events.new.endsNextDay'])).toBeNull();
+  });
+});
+
+/**
+ * A reload, or the phone's dropping the locked tab: the page goes without anything unmounted in it,
+ * and the tab's session storage stays as it was.
+ */
+function reload() {
+  const kept = Object.entries(sessionStorage);
+  cleanup();
+  sessionStorage.clear();
+  for (const [key, value] of kept) sessionStorage.setItem(key, value);
+}
+
+describe('the new-event form, reloaded', () => {
+  const renderNew = () =>
+    render(
+      <Suspense fallback={null}>
+        <NewEvent />
+      </Suspense>,
+    );
+
+  it('gives back what the organizer typed and chose', async () => {
+    renderNew();
+    fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Fiesta' } });
+    fireEvent.change(screen.getByLabelText(enEvents['events.new.venue']), { target: { value: 'Sala 2' } });
+    fireEvent.click(screen.getByLabelText(new RegExp(enEvents['events.new.joinMode.code'])));
+
+    reload();
+    renderNew();
+    expect(await screen.findByLabelText(enEvents['events.new.name'])).toHaveProperty('value', 'Fiesta');
+    expect(screen.getByLabelText(enEvents['events.new.venue'])).toHaveProperty('value', 'Sala 2');
+    expect(screen.getByLabelText(new RegExp(enEvents['events.new.joinMode.code']))).toHaveProperty('checked', true);
+  });
+
+  it('starts blank again once the event is made, or the form is left', async () => {
+    api.createEvent.mockResolvedValue({ id: 42 });
+    renderNew();
+    fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Fiesta' } });
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.new.submit'] }));
+    await waitFor(() => expect(api.createEvent).toHaveBeenCalledTimes(1));
+    cleanup();
+    renderNew();
+    expect(await screen.findByLabelText(enEvents['events.new.name'])).toHaveProperty('value', '');
+    expect(Object.keys(sessionStorage)).toEqual([]);
   });
 });
 
@@ -431,6 +477,21 @@ describe('the edit-event form', () => {
     expect(api.updateEvent).toHaveBeenCalledTimes(1);
     expect(screen.queryByText('This event has ended.')).toBeNull();
     expect(useToasts.getState().toasts.map((toast) => toast.message)).not.toContain(enEvents['events.edit.saved']);
+  });
+
+  it('gives back the changes made here after a reload, over what was saved meanwhile elsewhere', async () => {
+    const event = organized();
+    await renderAt(event);
+    fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Terrace party' } });
+
+    // The venue changed from the organizer's laptop while this phone's tab was away.
+    reload();
+    await renderAt({ ...event, venue: 'The terrace' });
+    expect(await screen.findByLabelText(enEvents['events.new.name'])).toHaveProperty('value', 'Terrace party');
+    expect(screen.getByLabelText(enEvents['events.new.venue'])).toHaveProperty('value', 'The terrace');
+    api.updateEvent.mockResolvedValue({ ...event, name: 'Terrace party', venue: 'The terrace' });
+    fireEvent.click(screen.getByRole('button', { name: enEvents['events.edit.submit'] }));
+    await waitFor(() => expect(api.updateEvent).toHaveBeenCalledWith(7, { name: 'Terrace party' }));
   });
 
   it('offers no form for an event that is over, nor for one that is not mine', async () => {

@@ -124,6 +124,7 @@ export function EditEvent({ id }: { id: number }) {
       <EventForm
         key={event.id}
         initial={initial}
+        draft={`event:${event.id}`}
         startLocked={Date.parse(event.starts_at) <= serverNow()}
         submitLabel={t('events.edit.submit')}
         onSubmit={async (values) => {

@@ -7,6 +7,7 @@ import { revealFirstError } from '../../lib/reveal-error';
 import { useT } from '../../lib/i18n';
 import { fitPaste, maxUnits } from '../../../shared/text-length';
 import { BusyButton } from '../../components/BusyButton';
+import { useDraft } from '../../lib/draft';
 
 /** A `datetime-local` value (the phone's own time zone) for a moment. */
 export function toLocalInput(date: Date): string {
@@ -79,6 +80,8 @@ export function eventChanges(values: EventFormValues, initial: EventFormValues):
 
 interface Props {
   initial: EventFormValues;
+  /** The form's draft (`useDraft`): what was changed in it, given back after a reload. */
+  draft: string;
   /** The start can no longer change (the event has started): shown, not editable. */
   startLocked?: boolean;
   submitLabel: string;
@@ -87,15 +90,25 @@ interface Props {
 }
 
 /** Name, venue, start, end and how people check in: creating an event and changing one. */
-export function EventForm({ initial, startLocked = false, submitLabel, onSubmit }: Props) {
+export function EventForm({ initial, draft, startLocked = false, submitLabel, onSubmit }: Props) {
   const t = useT();
-  const [joinMode, setJoinMode] = useState<JoinModeName>(initial.join_mode);
-  const [times, setTimes] = useState({ starts_at: initial.starts_at, ends_at: initial.ends_at });
+  // What was changed before a reload, or before the phone discarded the tab: over the form as it opens
+  // now (the event as saved since, here or on another screen; a new one's times from now), a start
+  // that has since locked excepted.
+  const { draft: changedBefore, keep } = useDraft<Partial<EventFormValues>>(draft);
+  const [opened] = useState(() => ({ ...initial, ...changedBefore, ...(startLocked && { starts_at: initial.starts_at }) }));
+  const [joinMode, setJoinMode] = useState<JoinModeName>(opened.join_mode);
+  const [times, setTimes] = useState({ starts_at: opened.starts_at, ends_at: opened.ends_at });
   // What the fields hold as typed, for the name's and venue's maxLength: the form reads them from the fields.
-  const [typed, setTyped] = useState(initial);
+  const [typed, setTyped] = useState(opened);
   const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const formElement = useRef<HTMLFormElement>(null);
+  const changes = Object.entries({ ...typed, ...times, join_mode: joinMode }).filter(([key, value]) => value !== initial[key as keyof EventFormValues]);
+  const changesKept = JSON.stringify(changes);
+  useEffect(() => keep(changes.length ? Object.fromEntries(changes) : null), [changesKept]);
+  // Gone with the page (saved, cancelled, left); a reload or a discarded tab unmounts nothing.
+  useEffect(() => () => keep(null), []);
   // A refused save: its first error, which may be above the fold, in view and focused (not when a
   // switch of language says the errors again).
   const refused = useRef(false);
@@ -153,12 +166,12 @@ export function EventForm({ initial, startLocked = false, submitLabel, onSubmit 
       {/* Each label names its control only: the lines under it are the control's description. */}
       <div className="field">
         <label htmlFor="name">{t('events.new.name')}</label>
-        <input id="name" name="name" dir="auto" required maxLength={maxUnits(typed.name, EVENT_NAME_MAX_LENGTH)} onPaste={fitPaste} autoComplete="off" defaultValue={initial.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
+        <input id="name" name="name" dir="auto" required maxLength={maxUnits(typed.name, EVENT_NAME_MAX_LENGTH)} onPaste={fitPaste} autoComplete="off" defaultValue={opened.name} aria-invalid={Boolean(errors.name)} aria-describedby="name-error" />
         <FieldErrors id="name-error" errors={errors.name} />
       </div>
       <div className="field">
         <label htmlFor="venue">{t('events.new.venue')}</label>
-        <input id="venue" name="venue" dir="auto" maxLength={maxUnits(typed.venue, EVENT_VENUE_MAX_LENGTH)} onPaste={fitPaste} autoComplete="off" defaultValue={initial.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
+        <input id="venue" name="venue" dir="auto" maxLength={maxUnits(typed.venue, EVENT_VENUE_MAX_LENGTH)} onPaste={fitPaste} autoComplete="off" defaultValue={opened.venue} aria-describedby="venue-help venue-error" aria-invalid={Boolean(errors.venue)} />
         <small id="venue-help" className="help">
           {t('events.new.venueHelp')}
         </small>

@@ -41,6 +41,7 @@ export function NewEvent() {
       <h1 className="page-title">{t('events.new.title')}</h1>
       <EventForm
         initial={initial}
+        draft="new-event"
         submitLabel={t('events.new.submit')}
         onSubmit={async (values) => {
           const created = await api.createEvent(eventInput(values)).catch((error: unknown) => {
