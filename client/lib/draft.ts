@@ -1,17 +1,32 @@
 import { useState } from 'react';
-import { DRAFT_KEY } from './storage';
+import { DRAFT_KEY, getToken } from './storage';
+
+/**
+ * The session a draft was typed in, by a mark of its token (the token itself is kept in one place
+ * only). A tab the phone discarded, or a closed one opened again, heard neither a sign-out nor the next
+ * user's sign-in made meanwhile in another tab: it opens in that session with the session storage it
+ * had, whose drafts are not that session's to see.
+ */
+function sessionMark() {
+  let mark = 0;
+  for (const char of getToken() ?? '') mark = (mark * 31 + char.charCodeAt(0)) | 0;
+  return mark;
+}
 
 /**
  * What was typed in a form so far, kept in this tab's session storage under `form`, so that a reload,
  * or the phone's discarding the tab while it was locked, gives it back: `draft`, as the form opened
- * (null: none); `keep(value)` at each change, `keep(null)` once the form is sent. A sign-in or sign-out
- * drops them all (`dropDrafts`). Never a password: the forms leave theirs out.
+ * (null: none, or another session's); `keep(value)` at each change, `keep(null)` once the form is sent.
+ * A sign-in or sign-out drops them all (`dropDrafts`). Never a password: the forms leave theirs out.
  */
 export function useDraft<T>(form: string) {
   const key = DRAFT_KEY + form;
+  // The session the form opened in: what is typed in it is that session's, whoever signs in meanwhile.
+  const [session] = useState(sessionMark);
   const [draft] = useState(() => {
     try {
-      return JSON.parse(window.sessionStorage.getItem(key) ?? 'null') as T | null;
+      const kept = JSON.parse(window.sessionStorage.getItem(key) ?? 'null') as { session: number; value: T } | null;
+      return kept?.session === session ? kept.value : null;
     } catch {
       return null;
     }
@@ -19,7 +34,7 @@ export function useDraft<T>(form: string) {
   const keep = (value: T | null) => {
     try {
       if (value === null) window.sessionStorage.removeItem(key);
-      else window.sessionStorage.setItem(key, JSON.stringify(value));
+      else window.sessionStorage.setItem(key, JSON.stringify({ session, value }));
     } catch {
       // Storage refused (private mode, full): the form works as before, without a draft.
     }

@@ -94,7 +94,10 @@ describe('the profile form', () => {
     renderAt('/app/profile/', <Page />);
     return screen.findByRole('button', { name: en['profile.save'] });
   }
-  beforeEach(() => useSession.setState({ token: 'token', user: currentUser({ is_profile_completed: false }) }));
+  beforeEach(() => {
+    localStorage.setItem('auth_token', 'token');
+    useSession.setState({ token: 'token', user: currentUser({ is_profile_completed: false }) });
+  });
 
   it('gives back the changes made after a reload, over the profile as it was saved', async () => {
     await openProfile();
@@ -115,6 +118,18 @@ describe('the profile form', () => {
     expect(field(en['profile.name']).value).toBe('Ana María');
     expect(screen.getByLabelText<HTMLTextAreaElement>(en['profile.bio']).value).toBe('Back from the beach');
     expect(screen.getByRole('status').textContent).toContain(en['profile.changedElsewhere']);
+  });
+
+  it('are not given to another session, which a tab the phone discarded meanwhile opens in', async () => {
+    await openProfile();
+    type(en['profile.name'], 'Ana María');
+    // Discarded with the phone locked: it heard neither the sign-out nor the next user's sign-in made
+    // in another tab, and opens again in that user's session, with the session storage it had.
+    cleanup();
+    localStorage.setItem('auth_token', 'next-token');
+    useSession.setState({ token: 'next-token', user: currentUser({ id: 2 }) });
+    await openProfile();
+    expect(field(en['profile.name']).value).toBe('Ana');
   });
 
   it('drops them once they are saved, or the user signs out', async () => {
