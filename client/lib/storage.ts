@@ -12,6 +12,8 @@ export const THEME_KEY = 'theme';
 export const PENDING_JOIN_KEY = 'pending_event_join';
 /** The start of a user's outbox key, their chat messages not stored yet (`lib/outbox.ts`). */
 export const OUTBOX_KEY = 'chat_outbox:';
+/** The start of a user's chat drafts key, what they typed and did not send (`stores/chat/drafts.ts`). */
+export const CHAT_DRAFTS_KEY = 'chat_drafts:';
 /** The analytics events not answered yet (`lib/analytics-unsent.ts`). */
 export const ANALYTICS_KEY = 'analytics_unsent';
 /** The server's Google client id as this device last read it (`components/GoogleButton.tsx`). */
@@ -55,12 +57,13 @@ export function storeLanguage(language: Language, key = LANGUAGE_KEY) {
  * (otherwise every logout would switch the app to Spanish), the server's Google
  * client id (the login page's Google button in its place at once), and an event the
  * visitor is on their way into: signing up and in is the way in. `keepOutbox`: the outboxes too, the
- * messages of a session the server ended that are still to go (`endRevokedSession`). `deleted`: the
+ * messages of a session the server ended that are still to go (`endRevokedSession`), and the chat
+ * drafts with them, given back if that user signs in again. `deleted`: the
  * account is gone, and so is the event it was on its way into, for whoever signs in here next.
  */
 export function clearStorage({ keepOutbox = false, deleted = false } = {}) {
   const kept = [LANGUAGE_KEY, ACCOUNT_LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, ...(deleted ? [] : [PENDING_JOIN_KEY])];
-  removeKeys((key) => !kept.includes(key) && !(keepOutbox && key.startsWith(OUTBOX_KEY)));
+  removeKeys((key) => !kept.includes(key) && !(keepOutbox && (key.startsWith(OUTBOX_KEY) || key.startsWith(CHAT_DRAFTS_KEY))));
   dropDrafts();
 }
 

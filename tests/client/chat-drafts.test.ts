@@ -126,6 +126,22 @@ describe('chat drafts kept on the device (a reload, a phone dropping the tab)', 
     expect(useChat.getState().drafts).toEqual({});
   });
 
+  it('keeps them through a session the server ended, for the same user signing in again only', () => {
+    useChat.getState().setDraft(7, 'see you at the bar');
+    vi.advanceTimersByTime(1000);
+    // Ended from another device (its password changed there), as its unsent messages are kept.
+    useSession.getState().signOut({ alreadyRevoked: true, keepOutbox: true });
+    useSession.getState().signIn('token-2');
+    useSession.setState({ user: { id: ME } as never });
+    expect(useChat.getState().drafts).toEqual({ 7: 'see you at the bar' });
+
+    useSession.getState().signOut({ alreadyRevoked: true, keepOutbox: true });
+    useSession.getState().signIn('token-3');
+    useSession.setState({ user: { id: 2 } as never });
+    expect(useChat.getState().drafts).toEqual({});
+    expect(Object.keys(localStorage).filter((key) => key.startsWith('chat_drafts'))).toEqual([]);
+  });
+
   it('is not written by a tab left signed in after another signed in as someone else', () => {
     // Another tab signed in: local storage was cleared and holds its token now.
     localStorage.clear();

@@ -1,4 +1,5 @@
 import type { StoreApi } from 'zustand';
+import { CHAT_DRAFTS_KEY, removeKeys } from '../../lib/storage';
 import { ownsStorage, useSession } from '../session';
 import type { ChatSlice, ChatState, DraftsSlice } from './types';
 
@@ -16,13 +17,14 @@ export const draftsSlice: ChatSlice<DraftsSlice> = (set) => ({
 /**
  * The drafts on the device, so that a reload or a phone dropping the tab does not lose them: per user,
  * as [conversation, text], last edited last, the DRAFTS_KEPT last edited; cleared with the rest of local
- * storage at sign-in and sign-out. Written as the outbox is, by the session that owns storage only,
+ * storage at sign-in and sign-out, but for a session the server ended, whose user may sign in again
+ * (as its outbox is kept). Written as the outbox is, by the session that owns storage only,
  * and over what other tabs of it keep: only the drafts this tab changed are written. Typing is written
  * once it pauses; a draft sent (or gone) at once, so that a reload does not bring it back.
  */
 const DRAFTS_KEPT = 20;
 const DRAFT_WRITE_MS = 600;
-const draftsKey = (userId: number) => `chat_drafts:${userId}`;
+const draftsKey = (userId: number) => `${CHAT_DRAFTS_KEY}${userId}`;
 function readDrafts(userId: number): Array<[number, string]> {
   try {
     const parsed: unknown = JSON.parse(window.localStorage.getItem(draftsKey(userId)) ?? '[]');
@@ -58,9 +60,13 @@ function writeDrafts({ drafts }: ChatState) {
     // Private mode or a full storage: the drafts stay in this tab only.
   }
 }
-/** Restored at a sign-in, the drafts this device keeps for the user, under those this tab holds. */
+/**
+ * Restored at a sign-in, the drafts this device keeps for the user, under those this tab holds. Those of
+ * another user, kept from a session the server ended, are never theirs to read: gone.
+ */
 export function restoreDrafts(chat: StoreApi<ChatState>, userId: number) {
   draftsFor = userId;
+  if (ownsStorage()) removeKeys((key) => key.startsWith(CHAT_DRAFTS_KEY) && key !== draftsKey(userId));
   const restored = ownsStorage() ? Object.fromEntries(readDrafts(userId)) : {};
   chat.setState((state) => ({ drafts: { ...restored, ...state.drafts } }));
   clearTimeout(draftWrite);
