@@ -110,15 +110,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await fromMail.getByText(format(es['profile.completeToJoin'], { event: 'Terrace Night' })).waitFor();
     await fromMail.close();
 
-    await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
-    await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#0ea5e9' }) });
-    await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
-    await page.getByLabel(es['profile.dateOfBirth']).click();
-    await page.getByLabel(es['profile.year'], { exact: true }).selectOption('1995');
-    await page.getByLabel(es['profile.month'], { exact: true }).selectOption('3');
-    await page.getByRole('grid').getByRole('button', { name: /12 de abril de 1995/ }).click();
-    await page.getByLabel(es['profile.gender']).selectOption('female');
-    await page.getByRole('checkbox', { name: es['gender.male'] }).check();
+    await fillFirstProfile(page, { born: 1995, photoColor: '#0ea5e9' });
     await page.getByRole('button', { name: es['profile.save'] }).click();
 
     // Checked in with the pass, straight into the event's deck.
@@ -334,15 +326,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       await page.goto(qr.body.url);
       await page.waitForURL('**/app/profile/');
       await page.getByText(format(es['profile.completeToJoin'], { event: 'Terrace Night' })).waitFor();
-      await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
-      await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#22c55e' }) });
-      await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
-      await page.getByLabel(es['profile.dateOfBirth']).click();
-      await page.getByLabel(es['profile.year'], { exact: true }).selectOption('1996');
-      await page.getByLabel(es['profile.month'], { exact: true }).selectOption('3');
-      await page.getByRole('grid').getByRole('button', { name: /12 de abril de 1996/ }).click();
-      await page.getByLabel(es['profile.gender']).selectOption('female');
-      await page.getByRole('checkbox', { name: es['gender.male'] }).check();
+      await fillFirstProfile(page, { born: 1996, photoColor: '#22c55e' });
       // The profile is saved; the check-in after it gets no answer.
       let checkIns = 0;
       await page.route('**/api/events/*/check-in/', (route) => (++checkIns === 1 ? route.abort('internetdisconnected') : route.continue()));
@@ -373,15 +357,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
       await page.goto(qr.body.url);
       await page.waitForURL('**/app/profile/');
-      await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
-      await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: '#f97316' }) });
-      await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
-      await page.getByLabel(es['profile.dateOfBirth']).click();
-      await page.getByLabel(es['profile.year'], { exact: true }).selectOption('1997');
-      await page.getByLabel(es['profile.month'], { exact: true }).selectOption('3');
-      await page.getByRole('grid').getByRole('button', { name: /12 de abril de 1997/ }).click();
-      await page.getByLabel(es['profile.gender']).selectOption('female');
-      await page.getByRole('checkbox', { name: es['gender.male'] }).check();
+      await fillFirstProfile(page, { born: 1997, photoColor: '#f97316' });
       // The venue's network is slow: the check-in is held until the test lets it go.
       let release = () => {};
       const held = new Promise<void>((resolve) => (release = resolve));
@@ -584,3 +560,20 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     }
   });
 });
+
+/**
+ * Fills in, in Spanish, all a first profile needs to be saved (a woman looking for men, born on 12 April
+ * of `born`, with one photo of `photoColor`), and leaves the save to the test.
+ */
+async function fillFirstProfile(page: Page, { born, photoColor }: { born: number; photoColor: string }) {
+  await page.getByLabel(es['profile.bio']).fill('Aquí por la música.');
+  await page.getByTestId('photo-input').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: await imageBytes('png', { width: 600, height: 800, color: photoColor }) });
+  await page.getByTestId('photo-grid').locator('img[src^="/media/"]').waitFor();
+  await page.getByLabel(es['profile.dateOfBirth']).click();
+  await page.getByLabel(es['profile.year'], { exact: true }).selectOption(String(born));
+  // Months are 0-based: 3 is April.
+  await page.getByLabel(es['profile.month'], { exact: true }).selectOption('3');
+  await page.getByRole('grid').getByRole('button', { name: new RegExp(`12 de abril de ${born}`) }).click();
+  await page.getByLabel(es['profile.gender']).selectOption('female');
+  await page.getByRole('checkbox', { name: es['gender.male'] }).check();
+}
