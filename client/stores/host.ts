@@ -66,6 +66,8 @@ export function openHostScreen(id: number): () => void {
   let startTimer: ReturnType<typeof setTimeout> | undefined;
   let expiryTimer: ReturnType<typeof setTimeout> | undefined;
   let lastStats = 0;
+  /** Stops following the live count, which starts once the event is known to be mine. */
+  let stopCounting: (() => void) | undefined;
   useHost.setState(EMPTY);
 
   /**
@@ -85,6 +87,9 @@ export function openHostScreen(id: number): () => void {
     clearTimeout(qrTimer);
     clearTimeout(statsTimer);
     clearTimeout(expiryTimer);
+    // A deleted event has no count to follow.
+    stopCounting?.();
+    stopCounting = undefined;
     useHost.setState((state) => (state.event ? { deleted: true, qr: null, qrExpired: false } : { event: null }));
   };
 
@@ -134,10 +139,6 @@ export function openHostScreen(id: number): () => void {
     clearTimeout(statsTimer);
     statsTimer = setTimeout(() => void loadStats(), wait);
   };
-  const watch = async () => {
-    const count = await watchEvent(id).catch(() => null);
-    if (!stopped && count !== null) useHost.setState({ count });
-  };
   const refreshEvent = async () => {
     const event = await findMine(id).catch((error: unknown) => {
       if (!stopped) useHost.setState({ failed: loadFailure(error) === 'server' });
@@ -150,10 +151,9 @@ export function openHostScreen(id: number): () => void {
   };
 
   const stops = [
-    onEvent('event:count', ({ event_id, count }) => {
-      if (event_id !== id) return;
-      useHost.setState({ count });
-      statsSoon();
+    // The count itself comes through `watchCounts`; the stats follow it.
+    onEvent('event:count', ({ event_id }) => {
+      if (event_id === id) statsSoon();
     }),
     // Changed or ended from another of the organizer's screens (the edit page, another phone).
     onEvent('event:changed', ({ event }) => {
@@ -167,11 +167,6 @@ export function openHostScreen(id: number): () => void {
       gone();
       useEvents.getState().deleted(id);
     }),
-    // A new connection is in no event's room: the count is watched at each connect, the first one
-    // included (the event may have loaded before the socket connected, on a slow network).
-    onConnect(() => {
-      if (useHost.getState().event) void watch();
-    }),
     onReconnect(() => {
       // Opened with no network: the event is asked for now that there is one.
       if (useHost.getState().event === undefined) return void start();
@@ -180,12 +175,11 @@ export function openHostScreen(id: number): () => void {
       void loadQr();
       statsSoon();
     }),
-    // Connected all along, but news from the other instances was lost (Redis was away): the event, its
-    // count (the watch's answer) and the stats as they are now.
+    // Connected all along, but news from the other instances was lost (Redis was away): the event and
+    // the stats as they are now (the count too, through `watchCounts`).
     onEvent('sync', () => {
       if (!useHost.getState().event || useHost.getState().deleted) return;
       void refreshEvent();
-      void watch();
       statsSoon();
     }),
   ];
@@ -220,8 +214,8 @@ export function openHostScreen(id: number): () => void {
       return;
     }
     void loadQr();
-    // Not connected yet: the connect watches it.
-    if (isConnected()) void watch();
+    // Once: a start after a failed one (a retry, a reconnect) may find the event at the same time.
+    stopCounting ??= watchCounts([id], (_, count) => useHost.setState({ count }));
     void loadStats();
   };
   void start();
@@ -236,14 +230,15 @@ export function openHostScreen(id: number): () => void {
     for (const stop of stops) stop();
     document.removeEventListener('visibilitychange', onVisible);
     // Gone from the screen: this tab hears the event's news no more, unless I am at it.
-    unwatchEvent(id);
+    stopCounting?.();
   };
 }
 
 /**
- * "My events" while it is open: the live counts of the events listed that people are in, as the host
- * screen has its own (watched at each connect and after a catch-up, the watch's answer being the count
- * now; then each `event:count`), for `counted` to show. Returns what stops it.
+ * The live counts of the organizer's events `ids` (the host screen's one, "My events"' that people are
+ * in), for `counted` to show: watched now if connected, again at each connect (a new connection is in
+ * no event's room) and after a catch-up, the watch's answer being the count now; then each
+ * `event:count`. Returns what stops it, and unwatches them.
  */
 export function watchCounts(ids: number[], counted: (eventId: number, count: number) => void): () => void {
   let stopped = false;
