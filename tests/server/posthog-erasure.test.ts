@@ -44,6 +44,26 @@ describe('deleting a deleted account in PostHog', () => {
     return server;
   }
 
+  /**
+   * `test` given a data folder of its own, which its servers keep on disk for the next one to start
+   * over; the servers are closed and the folder removed after it, whatever it did.
+   */
+  async function withDataDir(test: (dataDir: string) => Promise<void>) {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-erasure-'));
+    try {
+      await test(dataDir);
+    } finally {
+      await Promise.all(servers.splice(0).map((server) => server.close()));
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  /** Stops a server as a restart does: what it recorded stays in its data folder. */
+  async function stop(server: TestServer) {
+    await server.close();
+    servers.splice(servers.indexOf(server), 1);
+  }
+
   /** An account with an event in PostHog, deleted: answered 204. */
   async function deleteOne(server: TestServer) {
     const user = await makeUser(server);
@@ -85,8 +105,7 @@ describe('deleting a deleted account in PostHog', () => {
   });
 
   it('PostHog not answering: the deletion does not wait for it, and a restart in between still deletes it there', async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-erasure-'));
-    try {
+    await withDataDir(async (dataDir) => {
       const first = await start({ dataDir });
       posthog.personApi.state = 'hanging';
       const distinctId = await deleteOne(first);
@@ -95,8 +114,7 @@ describe('deleting a deleted account in PostHog', () => {
       expect((await erasures(first)).map((row) => row.distinctId)).toEqual([distinctId]);
       await waitUntil(() => attemptsAt(posthog) > 0, 10_000, 'the erasure tried');
       // Stopped with the attempt in flight.
-      await first.close();
-      servers.splice(servers.indexOf(first), 1);
+      await stop(first);
 
       posthog.personApi.state = 'up';
       const second = await start({ dataDir });
@@ -104,20 +122,15 @@ describe('deleting a deleted account in PostHog', () => {
       expect(await runJob(second.app, posthogErasure)).toMatchObject({ status: 'done', report: { erased: 1 } });
       expect(posthog.deleted).toContain(distinctId);
       expect(await erasures(second)).toEqual([]);
-    } finally {
-      await Promise.all(servers.splice(0).map((server) => server.close()));
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('erases them there after a restart that came before the erasure was due', async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'eventmatch-erasure-'));
-    try {
+    await withDataDir(async (dataDir) => {
       // Batches that may take a minute: the erasure is due two minutes after the deletion.
       const first = await start({ dataDir, sendTimeoutMs: 60_000 });
       const distinctId = await deleteOne(first);
-      await first.close();
-      servers.splice(servers.indexOf(first), 1);
+      await stop(first);
 
       const second = await start({ dataDir });
       // Not before it is due, the restart notwithstanding: a batch of theirs may still be on its way.
@@ -132,10 +145,7 @@ describe('deleting a deleted account in PostHog', () => {
       expect(await runJob(second.app, posthogErasure)).toMatchObject({ status: 'done', report: { erased: 1 } });
       expect(posthog.deleted).toContain(distinctId);
       expect(await erasures(second)).toEqual([]);
-    } finally {
-      await Promise.all(servers.splice(0).map((server) => server.close()));
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('records nothing to erase without the personal API key', async () => {
