@@ -97,9 +97,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     await page.getByLabel(es['register.password2']).fill(password);
     await page.getByRole('button', { name: es['register.submit'] }).click();
     await page.waitForURL('**/login/');
-    await page.getByLabel(es['auth.email']).fill(email);
-    await page.getByLabel(es['auth.password']).fill(password);
-    await page.getByRole('button', { name: es['login.submit'] }).click();
+    await logIn(page, { email, password });
     await page.waitForURL('**/app/profile/');
     // Still holding the pass: login cleared the rest of local storage, not this. The page says the scan still counts.
     expect(await page.evaluate(() => localStorage.getItem('pending_event_join'))).toContain('"pass"');
@@ -304,9 +302,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       await page.goto(qr.body.url);
       await page.getByText(es['eventPage.passKept']).waitFor();
       await page.getByRole('link', { name: es['eventPage.login'] }).click();
-      await page.getByLabel(es['auth.email']).fill(vera.email);
-      await page.getByLabel(es['auth.password']).fill(vera.password);
-      await page.getByRole('button', { name: es['login.submit'] }).click();
+      await logIn(page, vera);
       await page.getByRole('region', { name: 'Terrace Night' }).waitFor();
       expect(new URL(page.url()).pathname).toBe('/app/home/');
       // Back leaves the deck at once: the check-in's way there took the place of the login's.
@@ -397,9 +393,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       // …then another event's page, where they log in to join it.
       await page.goto(`${app.server.url}/e/${lounge.code}`);
       await page.getByRole('link', { name: es['eventPage.login'] }).click();
-      await page.getByLabel(es['auth.email']).fill(zoe.email);
-      await page.getByLabel(es['auth.password']).fill(zoe.password);
-      await page.getByRole('button', { name: es['login.submit'] }).click();
+      await logIn(page, zoe);
       await page.getByRole('region', { name: 'Garden Lounge' }).waitFor();
       expect((await client(app.server.url).get('/api/events/current/', { token: zoe.token })).body.event?.id).toBe(lounge.id);
       expect((await client(app.server.url).post('/api/events/leave/', { token: zoe.token })).status).toBe(204);
@@ -418,9 +412,7 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
       const qr = await client(app.server.url).get(`/api/events/${event.id}/qr/`, { token: organizer.token });
       await page.goto(qr.body.url);
       await page.getByRole('link', { name: es['eventPage.login'] }).click();
-      await page.getByLabel(es['auth.email']).fill(rosa.email);
-      await page.getByLabel(es['auth.password']).fill(rosa.password);
-      await page.getByRole('button', { name: es['login.submit'] }).click();
+      await logIn(page, rosa);
       // Back on the event's page, asked, on a sheet over it (its styles come with it outside the app).
       const sheet = page.getByRole('dialog', { name: format(es['deck.event.leaveTitle'], { name: 'Warm-up Drinks' }) });
       await sheet.waitFor();
@@ -560,6 +552,13 @@ describe.skipIf(!ready)('an event end to end (Chromium, 390×844)', { timeout: 1
     }
   });
 });
+
+/** Logs in, in Spanish, on the log-in form the page shows. */
+async function logIn(page: Page, { email, password }: { email: string; password: string }) {
+  await page.getByLabel(es['auth.email']).fill(email);
+  await page.getByLabel(es['auth.password']).fill(password);
+  await page.getByRole('button', { name: es['login.submit'] }).click();
+}
 
 /**
  * Fills in, in Spanish, all a first profile needs to be saved (a woman looking for men, born on 12 April
