@@ -12,9 +12,15 @@ export interface TextPart {
  */
 const linkify = new LinkifyIt().add('ftp:', null).add('//', null);
 
+/**
+ * A quote, a guillemet or a Spanish ¿¡ opening right before an e-mail address: linkify-it finds an
+ * address only after a space or a bracket, so these are read as spaces (one for one, the positions kept).
+ */
+const OPENING_MARKS = /[«‹“‘„'¿¡](?=[\w.+-]+@)/gu;
+
 /** A message's text cut into plain parts and links, in order; the text itself is unchanged. */
 export function withLinks(text: string): TextPart[] {
-  const matches = linkify.match(text);
+  const matches = linkify.match(text.replace(OPENING_MARKS, ' '));
   if (!matches) return [{ text }];
   const parts: TextPart[] = [];
   let at = 0;

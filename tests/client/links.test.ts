@@ -32,6 +32,14 @@ describe('links in a message', () => {
     expect(parts.map((part) => part.text).join('')).toBe(text);
   });
 
+  it('links an e-mail address inside «», quotes or ¿?¡! too, the text kept whole', () => {
+    for (const text of ['Escríbeme: «ana@example.com».', '“ana@example.com”', '‘ana@example.com’', "'ana@example.com'", '¿ana@example.com?', '¡ana@example.com!']) {
+      const parts = withLinks(text);
+      expect(parts.filter((part) => part.href)).toEqual([{ text: 'ana@example.com', href: 'mailto:ana@example.com' }]);
+      expect(parts.map((part) => part.text).join('')).toBe(text);
+    }
+  });
+
   it('links no script, protocol-relative or ftp address', () => {
     for (const text of ['javascript:alert(1)', '//evil.example.com', 'ftp://files.example.com']) {
       // At most the host, as a plain web address ("evil.example.com" is one, written that way).
