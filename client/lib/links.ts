@@ -18,6 +18,12 @@ const linkify = new LinkifyIt().add('ftp:', null).add('//', null);
  */
 const OPENING_MARKS = /[«‹“‘„'¿¡](?=[\w.+-]+@)/gu;
 
+/**
+ * The mailbox itself at the end of an e-mail match: linkify-it also takes in the `:;,&=$"` before it,
+ * so "correo:ana@x.es" wrote to "correo:ana", and a comma in a `mailto:` adds a second recipient.
+ */
+const MAILBOX = /[\w.+-]+@[^@]+$/u;
+
 /** A message's text cut into plain parts and links, in order; the text itself is unchanged. */
 export function withLinks(text: string): TextPart[] {
   const matches = linkify.match(text.replace(OPENING_MARKS, ' '));
@@ -28,7 +34,14 @@ export function withLinks(text: string): TextPart[] {
     if (match.index > at) parts.push({ text: text.slice(at, match.index) });
     // A closing quote or an ellipsis after it ends the address (linkify-it took them in): «x.es/fiesta»…
     const cut = /[»›”’…]*$/u.exec(match.raw)![0].length;
-    parts.push({ text: match.raw.slice(0, match.raw.length - cut), href: match.url.slice(0, match.url.length - cut) });
+    const raw = match.raw.slice(0, match.raw.length - cut);
+    let link: TextPart = { text: raw, href: match.url.slice(0, match.url.length - cut) };
+    if (link.href!.startsWith('mailto:')) {
+      const mailbox = MAILBOX.exec(raw)?.[0];
+      link = mailbox ? { text: mailbox, href: `mailto:${mailbox}` } : { text: raw };
+    }
+    if (link.text !== raw) parts.push({ text: raw.slice(0, raw.length - link.text.length) });
+    parts.push(link);
     at = match.lastIndex - cut;
   }
   if (at < text.length) parts.push({ text: text.slice(at) });

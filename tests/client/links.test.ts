@@ -40,6 +40,14 @@ describe('links in a message', () => {
     }
   });
 
+  it('links only the mailbox: no word glued on by a colon or a comma, no second recipient', () => {
+    for (const text of ['correo:ana@example.com', 'hola,ana@example.com', 'mailto:eve,ana@example.com', 'x;ana@example.com']) {
+      const parts = withLinks(text);
+      expect(parts.filter((part) => part.href)).toEqual([{ text: 'ana@example.com', href: 'mailto:ana@example.com' }]);
+      expect(parts.map((part) => part.text).join('')).toBe(text);
+    }
+  });
+
   it('links no script, protocol-relative or ftp address', () => {
     for (const text of ['javascript:alert(1)', '//evil.example.com', 'ftp://files.example.com']) {
       // At most the host, as a plain web address ("evil.example.com" is one, written that way).
