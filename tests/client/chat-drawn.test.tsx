@@ -29,8 +29,11 @@ const message = (id: number): ChatMessage => ({
 
 /** No network for the page of older messages. */
 let offline = false;
+/** The server's own error for the page of older messages. */
+let failing = false;
 afterEach(() => {
   offline = false;
+  failing = false;
   useConnection.setState({ connected: false });
 });
 
@@ -39,6 +42,7 @@ chatPageWorld(ME, (url) => {
   const { pathname, searchParams } = new URL(url, 'http://localhost');
   if (pathname === '/api/conversations/7/') return detail;
   if (searchParams.get('cursor') === 'older' && offline) throw new TypeError('Failed to fetch');
+  if (searchParams.get('cursor') === 'older' && failing) return new Response(JSON.stringify({ detail: 'Internal error' }), { status: 500 });
   if (searchParams.get('cursor') === 'older') return { results: Array.from({ length: 50 }, (_, index) => message(50 - index)), next: null };
   return { results: [], next: null };
 });
@@ -111,5 +115,35 @@ describe('a long chat scrolled far back', () => {
     offline = false;
     act(() => useConnection.setState({ connected: true }));
     await screen.findByText('message 1');
+  });
+
+  it('says that the older messages did not come for the server’s error, and Try again brings them', async () => {
+    const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
+    failing = true;
+    renderAt('/app/', <Chat id={7} />);
+    const list = await screen.findByRole('list', { name: en['chat.messages'] });
+
+    act(() => scrollTo(list, 'top'));
+    // Connected all along: no reconnect will ask again, the reader is offered to.
+    const again = await screen.findByRole('button', { name: en['app.retry'] });
+    expect(screen.getByText(en['error.generic'])).toBeTruthy();
+    expect(screen.queryByText(en['chat.loadingOlder'])).toBeNull();
+    failing = false;
+    fireEvent.click(again);
+    await screen.findByText('message 1');
+    expect(screen.queryByRole('button', { name: en['app.retry'] })).toBeNull();
+  });
+
+  it('says the older messages come once back online when there was no network for them', async () => {
+    const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
+    offline = true;
+    renderAt('/app/', <Chat id={7} />);
+    const list = await screen.findByRole('list', { name: en['chat.messages'] });
+
+    act(() => scrollTo(list, 'top'));
+    await screen.findByText(en['chat.earlierOffline']);
+    expect(screen.queryByText(en['chat.loadingOlder'])).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The world a client test of the chat page runs in: signed in as `me`, in English, the server answering
- * every request with `answer(url)` as JSON, and a ResizeObserver that observes nothing (jsdom has none);
+ * every request with `answer(url)` as JSON (or as that Response, for an error), and a ResizeObserver that observes nothing (jsdom has none);
  * each test's chats, lists and session put away after it.
  */
 import { cleanup } from '@testing-library/react';
@@ -18,7 +18,10 @@ export function chatPageWorld(me: number, answer: (url: string) => unknown) {
     useSession.setState({ token: 'token', user: currentUser({ id: me }) });
     vi.stubGlobal(
       'fetch',
-      vi.fn(async (input: RequestInfo | URL) => new Response(JSON.stringify(answer(String(input))), { status: 200, headers: { 'Content-Type': 'application/json' } })),
+      vi.fn(async (input: RequestInfo | URL) => {
+        const body = answer(String(input));
+        return body instanceof Response ? body : new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
+      }),
     );
     vi.stubGlobal('ResizeObserver', class { observe() {} disconnect() {} });
   });

@@ -61,6 +61,8 @@ export function Chat({ id }: { id: number }) {
   /** The oldest message drawn (its id); null: the newest CHAT_DRAWN. */
   const [first, setFirst] = useState<number | null>(null);
   const nearBottom = useRef(true);
+  /** The page of older messages did not come: its row says why, and the server's error offers Try again. */
+  const [olderFailed, setOlderFailed] = useState<LoadFailure | null>(null);
   /** The partner wrote while the reader was up in the history: "New messages" takes them down. */
   const [newBelow, setNewBelow] = useState(false);
   /** The last paste did not fit whole: the composer's maxLength cut it, silently but for this. */
@@ -219,22 +221,29 @@ export function Chat({ id }: { id: number }) {
     if (list.scrollTop < LOAD_OLDER_WITHIN_PX) {
       const top = list.querySelector('.message');
       if (start > 0) shift(messages[Math.max(0, start - CHAT_SHIFT)]!.id, top);
-      else if (thread?.older && !thread.loadingOlder) {
-        shift(first, top);
-        loadOlder(id).then(
-          () => {
-            const held = useChat.getState().threads[id]?.messages ?? [];
-            const to = held.length > CHAT_DRAWN ? held[0]!.id : null;
-            // All of it drawn already: no move, and no anchor left to hold back the next message's scroll.
-            if (to !== first) shift(to, top);
-          },
-          () => (anchor.current = null),
-        );
-      }
+      else if (thread?.older && !thread.loadingOlder) loadOlderPage(top);
     } else if (down && first !== null) {
       const drawn = list.querySelectorAll('.message');
       shift(end + CHAT_SHIFT < messages.length ? messages[start + CHAT_SHIFT]!.id : null, drawn[drawn.length - 1]);
     }
+  }
+
+  /** The page of messages before the oldest held, the reader kept in place (at `top`, the oldest drawn). */
+  function loadOlderPage(top: Element | null) {
+    setOlderFailed(null);
+    shift(first, top);
+    loadOlder(id).then(
+      () => {
+        const held = useChat.getState().threads[id]?.messages ?? [];
+        const to = held.length > CHAT_DRAWN ? held[0]!.id : null;
+        // All of it drawn already: no move, and no anchor left to hold back the next message's scroll.
+        if (to !== first) shift(to, top);
+      },
+      (error: unknown) => {
+        anchor.current = null;
+        setOlderFailed(loadFailure(error));
+      },
+    );
   }
 
   function onDraft(value: string) {
@@ -308,7 +317,12 @@ export function Chat({ id }: { id: number }) {
       {/* Not a live region itself, which would read it all out: only the partner's newest message, once. */}
       <ol className="messages" ref={listRef} onScroll={onScroll} aria-label={t('chat.messages')}>
         {/* Above the messages while there are older ones, not only while they load: its coming would move them. */}
-        {thread.older && <li className="muted center-text">{t('chat.loadingOlder')}</li>}
+        {thread.older && (
+          <li className="muted center-text">
+            {t(olderFailed === 'server' ? 'error.generic' : olderFailed === 'offline' ? 'chat.earlierOffline' : 'chat.loadingOlder')}
+            {olderFailed === 'server' && <TryAgain onRetry={() => loadOlderPage(listRef.current?.querySelector('.message') ?? null)} />}
+          </li>
+        )}
         {thread.missingEarlier && <li className="muted center-text">{t('chat.earlierOffline')}</li>}
         {messages.length === 0 && !thread.missingEarlier && <li className="muted center-text empty-text">{t('chat.empty')}</li>}
         {messages.slice(start, end).map((message, index) => {
