@@ -31,16 +31,24 @@ const message = (id: number): ChatMessage => ({
 let offline = false;
 /** The server's own error for the page of older messages. */
 let failing = false;
+/** The page of older messages, once, held until this settles. */
+let olderHeld: Promise<void> | null = null;
 afterEach(() => {
   offline = false;
   failing = false;
+  olderHeld = null;
   useConnection.setState({ connected: false });
 });
 
 /** The server's answers: the conversation, its first 50 messages as the page before `older`, and nothing newer. */
-chatPageWorld(ME, (url) => {
+chatPageWorld(ME, function answer(url: string): unknown {
   const { pathname, searchParams } = new URL(url, 'http://localhost');
   if (pathname === '/api/conversations/7/') return detail;
+  if (searchParams.get('cursor') === 'older' && olderHeld) {
+    const release = olderHeld;
+    olderHeld = null;
+    return release.then(() => answer(url));
+  }
   if (searchParams.get('cursor') === 'older' && offline) throw new TypeError('Failed to fetch');
   if (searchParams.get('cursor') === 'older' && failing) return new Response(JSON.stringify({ detail: 'Internal error' }), { status: 500 });
   if (searchParams.get('cursor') === 'older') return { results: Array.from({ length: 50 }, (_, index) => message(50 - index)), next: null };
@@ -145,5 +153,25 @@ describe('a long chat scrolled far back', () => {
     act(() => scrollTo(list, 'top'));
     await screen.findByText(en['chat.earlierOffline']);
     expect(screen.queryByText(en['chat.loadingOlder'])).toBeNull();
+  });
+
+  it('offers the partner’s message that comes while a page of older messages loads', async () => {
+    const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
+    let release = () => {};
+    olderHeld = new Promise((resolve) => (release = resolve));
+    renderAt('/app/', <Chat id={7} />);
+    const list = await screen.findByRole('list', { name: en['chat.messages'] });
+
+    act(() => scrollTo(list, 'top'));
+    await vi.waitFor(() => expect(useChat.getState().threads[7]!.loadingOlder).toBe(true));
+    // Ben writes while the reader waits up at the top: not taken down, told.
+    act(() => {
+      const thread = useChat.getState().threads[7]!;
+      useChat.setState({ threads: { 7: { ...thread, messages: [...thread.messages, message(101)] } } });
+    });
+    expect(screen.queryByRole('button', { name: `${en['chat.newBelow']} ↓` })).not.toBeNull();
+    release();
+    await screen.findByText('message 1');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The world a client test of the chat page runs in: signed in as `me`, in English, the server answering
- * every request with `answer(url)` as JSON (or as that Response, for an error), and a ResizeObserver that observes nothing (jsdom has none);
+ * every request with `answer(url)` as JSON (or as that Response, for an error; once it settles, if a promise), and a ResizeObserver that observes nothing (jsdom has none);
  * each test's chats, lists and session put away after it.
  */
 import { cleanup } from '@testing-library/react';
@@ -19,7 +19,7 @@ export function chatPageWorld(me: number, answer: (url: string) => unknown) {
     vi.stubGlobal(
       'fetch',
       vi.fn(async (input: RequestInfo | URL) => {
-        const body = answer(String(input));
+        const body = await answer(String(input));
         return body instanceof Response ? body : new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
       }),
     );

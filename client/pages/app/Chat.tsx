@@ -56,8 +56,11 @@ export function Chat({ id }: { id: number }) {
   const listRef = useRef<HTMLOListElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const lastTypingSent = useRef(0);
-  /** A message drawn before and after the drawn messages move, and where it was: the reader stays put. */
-  const anchor = useRef<[HTMLElement, number] | null>(null);
+  /**
+   * A message drawn before and after the drawn messages move, and where it was: the reader stays put.
+   * With the newest message's id then: one that comes before they move is still said below.
+   */
+  const anchor = useRef<[HTMLElement, number, number | undefined] | null>(null);
   /** The oldest message drawn (its id); null: the newest CHAT_DRAWN. */
   const [first, setFirst] = useState<number | null>(null);
   const nearBottom = useRef(true);
@@ -107,7 +110,7 @@ export function Chat({ id }: { id: number }) {
   if (start < 0) start = Math.max(0, messages.length - CHAT_DRAWN);
   const end = Math.min(messages.length, start + CHAT_DRAWN);
   const shift = (to: number | null, element?: Element | null) => {
-    if (element instanceof HTMLElement) anchor.current = [element, element.offsetTop];
+    if (element instanceof HTMLElement) anchor.current = [element, element.offsetTop, lastId];
     setFirst(to);
   };
   // [conversation, its newest message once loaded]: what came after is said as it comes (below), not the
@@ -141,9 +144,11 @@ export function Chat({ id }: { id: number }) {
     const list = listRef.current;
     if (!list) return;
     if (anchor.current) {
-      list.scrollTop += anchor.current[0].offsetTop - anchor.current[1];
+      const [element, at, newestThen] = anchor.current;
+      list.scrollTop += element.offsetTop - at;
       anchor.current = null;
-      return;
+      // The partner wrote while a page of older messages was on its way: "New messages" says so.
+      if (lastId === newestThen) return;
     }
     if (nearBottom.current) {
       list.scrollTop = list.scrollHeight;
