@@ -106,7 +106,7 @@ describe('a long chat scrolled far back', () => {
       useChat.setState({ threads: { 7: { ...thread, messages: [...thread.messages, message(101)] } } });
     });
     expect(list.scrollTop).toBe(list.scrollHeight);
-    expect(screen.queryByRole('button', { name: en['chat.newBelow'] })).toBeNull();
+    expect(screen.queryByRole('button', { name: `${en['chat.newBelow']} ↓` })).toBeNull();
   });
 
   it('asks again for the older messages that did not come once back online, the reader waiting at the top', async () => {
