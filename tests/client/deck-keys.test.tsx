@@ -88,3 +88,35 @@ describe('the deck’s arrow keys', () => {
     expect(decisions()).toEqual([]);
   });
 });
+
+describe('the keyboard’s place after a decision', () => {
+  it('moves to the next card when the card it was on leaves', () => {
+    expect(arrow('ArrowRight', screen.getByTestId('swipe-card'))).toBe(true);
+    expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('3');
+    expect(document.activeElement).toBe(screen.getByTestId('swipe-card'));
+    // The next arrow is the deck's again, from where the focus was left.
+    const event = new KeyboardEvent('keydown', { key: 'ArrowLeft', bubbles: true, cancelable: true });
+    act(() => void document.activeElement!.dispatchEvent(event));
+    act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
+    expect(document.activeElement).toBe(screen.getByTestId('swipe-card'));
+    expect(decisions()).toEqual(['like', 'dislike']);
+  });
+
+  it('moves to the card that comes up when the one it was on is taken away (answered on another phone, a block)', () => {
+    screen.getByTestId('swipe-card').focus();
+    act(() => useDeck.getState().forget(2));
+    expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('3');
+    expect(document.activeElement).toBe(screen.getByTestId('swipe-card'));
+  });
+
+  it('goes to the empty deck’s words when the last card leaves from under its buttons', async () => {
+    act(() => ['3', '4', '5'].forEach((id) => useDeck.getState().forget(Number(id))));
+    api.deck.mockResolvedValue({ results: [], next: null });
+    const like = screen.getByRole('button', { name: enApp['deck.like'] });
+    like.focus();
+    fireEvent.click(like);
+    act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
+    await vi.waitFor(() => expect(document.querySelector('.deck-empty')).not.toBeNull());
+    expect(document.activeElement).toBe(document.querySelector('.deck-empty'));
+  });
+});

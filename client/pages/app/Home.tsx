@@ -1,4 +1,4 @@
-import { type MouseEvent, useEffect, useState } from 'react';
+import { type MouseEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../../shared/constants';
@@ -95,6 +95,7 @@ export function Home() {
     return () => clearTimeout(timer);
   }, [onTop]);
   const settled = onTop !== undefined && settledOn === onTop;
+  useDeckFocusKept(onTop);
   /**
    * A button's press. A tap on a card not yet seen is the second of a double tap meant for the card
    * before, and does nothing; a press from the keyboard (`detail` 0) cannot be one. Drags of the card
@@ -137,7 +138,7 @@ export function Home() {
       <section className="deck-empty-page">
         <DeckHeading />
         <EventBar />
-        <p className="center-text muted deck-empty" role="status">
+        <p className="center-text muted deck-empty" role="status" tabIndex={-1}>
           {t(says)}
         </p>
         {(offline || failed) && <TryAgain onRetry={() => void load()} />}
@@ -207,6 +208,30 @@ export function Home() {
       </div>
     </section>
   );
+}
+
+/**
+ * The keyboard's and the screen reader's place on the deck, kept as what held it goes: from the card
+ * decided (or taken away, answered on another phone, blocked) to the one that comes up; from the
+ * buttons of a deck that empties to its words (read out there, Tab goes on to its buttons); from the
+ * empty deck's undo to the deck's. Not <body>, from which the next Tab, or a screen reader, starts
+ * over from the top of the page.
+ */
+function useDeckFocusKept(onTop: number | undefined) {
+  const focused = useRef<Element | null>(null);
+  useEffect(() => {
+    // The element removed with the focus on it fires no event: the last that took it is the one.
+    const note = (event: FocusEvent) => void (focused.current = event.target as Element);
+    document.addEventListener('focusin', note);
+    return () => document.removeEventListener('focusin', note);
+  }, []);
+  useLayoutEffect(() => {
+    const gone = focused.current;
+    if (!gone || gone.isConnected || document.activeElement !== document.body || !gone.closest('.swipe-card, .deck-actions')) return;
+    const places = ['[data-testid="swipe-card"]', '.deck-empty'];
+    if (!gone.matches('.swipe-card')) places.unshift('.deck .deck-actions button');
+    places.map((place) => document.querySelector<HTMLElement>(place)).find(Boolean)?.focus();
+  }, [onTop]);
 }
 
 /** The page's heading for screen readers: the deck's card fills the screen where a title would go. */
