@@ -62,7 +62,9 @@ export function MatchOverlay() {
     document.addEventListener('keydown', onKey);
     return () => {
       document.removeEventListener('keydown', onKey);
-      if (before?.isConnected) before.focus();
+      // Gone meanwhile (the deck's card decided, on its way out as the match came): the card that
+      // came up in its place, not <body>, from which the next Tab starts over from the top.
+      (before?.isConnected ? before : document.querySelector<HTMLElement>('[data-testid="swipe-card"]'))?.focus();
     };
   }, [shown, hide, hold]);
   if (!match) return null;

@@ -17,6 +17,7 @@ const api = vi.hoisted(() => ({ deck: vi.fn(), likeAllowance: vi.fn(), react: vi
 vi.mock('../../client/lib/api-app', () => ({ api }));
 
 const { Home } = await import('../../client/pages/app/Home');
+const { MatchOverlay } = await import('../../client/components/MatchOverlay');
 const { initLanguage } = await import('../../client/lib/i18n');
 await import('../../client/lib/messages-app');
 const { useDeck } = await import('../../client/stores/deck');
@@ -45,6 +46,7 @@ beforeEach(async () => {
     '/app/home/',
     <Suspense fallback={null}>
       <Home />
+      <MatchOverlay />
       <nav>
         <a href="/app/matches">Chats</a>
       </nav>
@@ -118,5 +120,18 @@ describe('the keyboard’s place after a decision', () => {
     act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
     await vi.waitFor(() => expect(document.querySelector('.deck-empty')).not.toBeNull());
     expect(document.activeElement).toBe(document.querySelector('.deck-empty'));
+  });
+
+  it('comes back to the card on top as the match overlay closes, the card decided gone from under it', async () => {
+    api.react.mockResolvedValueOnce({ match: true, conversation_id: 7 });
+    const card = screen.getByTestId('swipe-card');
+    card.focus();
+    await act(async () => void card.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true })));
+    await vi.waitFor(() => expect(screen.getByRole('alertdialog')).toBeTruthy());
+    act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
+    expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('3');
+    act(() => void fireEvent.keyDown(document.activeElement!, { key: 'Escape' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    expect(document.activeElement).toBe(screen.getByTestId('swipe-card'));
   });
 });
