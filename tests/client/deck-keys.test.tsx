@@ -134,4 +134,15 @@ describe('the keyboard’s place after a decision', () => {
     expect(screen.queryByRole('alertdialog')).toBeNull();
     expect(document.activeElement).toBe(screen.getByTestId('swipe-card'));
   });
+
+  it('moves from the empty deck’s words to the card that fills it (someone arrived at the event, back online)', async () => {
+    api.deck.mockResolvedValue({ results: [], next: null });
+    await act(() => useDeck.getState().load());
+    const words = document.querySelector<HTMLElement>('.deck-empty')!;
+    words.focus();
+    api.deck.mockResolvedValue({ results: [card(6, 'Fer')], next: null });
+    await act(() => useDeck.getState().refresh());
+    expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('6');
+    expect(document.activeElement).toBe(screen.getByTestId('swipe-card'));
+  });
 });

@@ -214,22 +214,25 @@ export function Home() {
  * The keyboard's and the screen reader's place on the deck, kept as what held it goes: from the card
  * decided (or taken away, answered on another phone, blocked) to the one that comes up; from the
  * buttons of a deck that empties to its words (read out there, Tab goes on to its buttons); from the
- * empty deck's undo to the deck's. Not <body>, from which the next Tab, or a screen reader, starts
- * over from the top of the page.
+ * empty deck to the card that fills it (someone arrived, back online), or from its undo to the
+ * deck's. Not <body>, from which the next Tab, or a screen reader, starts over from the top of the page.
  */
 function useDeckFocusKept(onTop: number | undefined) {
   const focused = useRef<Element | null>(null);
   useEffect(() => {
-    // The element removed with the focus on it fires no event: the last that took it is the one.
-    const note = (event: FocusEvent) => void (focused.current = event.target as Element);
+    // The element removed with the focus on it fires no event: the last of the deck's to take it is
+    // the one (none once the focus has gone elsewhere, which a change of card leaves where it is).
+    const note = ({ target }: FocusEvent) => {
+      focused.current = target instanceof Element && target.closest('.deck, .deck-empty-page') ? target : null;
+    };
     document.addEventListener('focusin', note);
     return () => document.removeEventListener('focusin', note);
   }, []);
   useLayoutEffect(() => {
     const gone = focused.current;
-    if (!gone || gone.isConnected || document.activeElement !== document.body || !gone.closest('.swipe-card, .deck-actions')) return;
+    if (!gone || gone.isConnected || document.activeElement !== document.body) return;
     const places = ['[data-testid="swipe-card"]', '.deck-empty'];
-    if (!gone.matches('.swipe-card')) places.unshift('.deck .deck-actions button');
+    if (gone.closest('.deck-actions')) places.unshift('.deck .deck-actions button');
     places.map((place) => document.querySelector<HTMLElement>(place)).find(Boolean)?.focus();
   }, [onTop]);
 }
