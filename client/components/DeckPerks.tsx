@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { type MouseEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Language, Reaction } from '../../shared/constants';
@@ -164,6 +164,11 @@ export function UndoUpsell({ floating = false }: { floating?: boolean }) {
   useEffect(() => {
     if (shown && !floating) box.current?.scrollIntoView?.({ block: 'nearest' });
   }, [shown, floating]);
+  // The keyboard's place goes back to the undo that asked, not to <body> as this button goes.
+  const putAway = (click: MouseEvent<HTMLButtonElement>) => {
+    if (click.currentTarget === document.activeElement) document.querySelector<HTMLElement>('.round-btn-undo')?.focus();
+    dismiss();
+  };
   if (!shown) return null;
   return (
     <div ref={box} className={`plan-notice${floating ? ' plan-notice-floating' : ''}`} role="status" data-testid="undo-upsell">
@@ -171,7 +176,7 @@ export function UndoUpsell({ floating = false }: { floating?: boolean }) {
       <Link href="/app/subscribe/" className="btn btn-small btn-primary">
         {t('deck.seePlans')}
       </Link>
-      <button type="button" className="icon-btn plan-notice-close" aria-label={t('deck.dismiss')} onClick={dismiss}>
+      <button type="button" className="icon-btn plan-notice-close" aria-label={t('deck.dismiss')} onClick={putAway}>
         <CloseIcon />
       </button>
     </div>

@@ -2,7 +2,8 @@
 /**
  * Undo brings back the person last passed on. Skipped last of all, that person comes round again at
  * once (the deck shows those skipped once nobody else is left): with them on screen, undo has nobody
- * to bring back, and offering it ("Bring Leo back?" over Leo's card) made no sense.
+ * to bring back, and offering it ("Bring Leo back?" over Leo's card) made no sense. What undo needs,
+ * put away, gives the keyboard back to undo.
  */
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -62,5 +63,18 @@ describe('undo with the person last passed on', () => {
 
     act(() => useDeck.setState({ current: card(5, 'Leo'), exiting: { id: 5, offset: 0 } }));
     expect(undo().getAttribute('aria-disabled')).toBe('false');
+  });
+});
+
+describe('what undo needs, put away', () => {
+  it('gives the keyboard back to undo, not to the page, as its close button goes', () => {
+    deckWith(card(6, 'Mia'));
+    undo().focus();
+    fireEvent.click(undo());
+    const close = screen.getByRole('button', { name: en['deck.dismiss'] });
+    close.focus();
+    fireEvent.click(close);
+    expect(screen.queryByTestId('undo-upsell')).toBeNull();
+    expect(document.activeElement).toBe(undo());
   });
 });
