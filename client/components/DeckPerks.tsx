@@ -87,7 +87,7 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
   const subscribed = useSession((state) => state.user?.has_subscription ?? false);
   const [busy, setBusy] = useState(false);
 
-  async function undo(button: HTMLButtonElement) {
+  async function undo() {
     if (!lastPass || busy || back) return;
     if (!subscribed) {
       usePlan.getState().showNotice('undo');
@@ -96,14 +96,8 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
     setBusy(true);
     try {
       const card = await usePlan.getState().undo();
+      // On an empty deck this button goes, and the deck's own undo takes the keyboard's place (Home).
       if (card) useDeck.getState().restore(card);
-      // The keyboard's place stays on undo: on an empty deck this button goes as the card comes back,
-      // and the deck's own undo button, drawn next, takes the focus instead of the page.
-      if (card && document.activeElement === button) {
-        requestAnimationFrame(() => {
-          if (!button.isConnected) document.querySelector<HTMLElement>('.deck .round-btn-undo')?.focus();
-        });
-      }
     } catch (error) {
       if (error instanceof ApiError && error.code === 'subscription_required') {
         // The plan ended elsewhere (another phone, Stripe): this one learns it, and shows what undo needs.
@@ -127,7 +121,7 @@ export function UndoButton({ onlyWhenUsable = false }: { onlyWhenUsable?: boolea
       aria-label={t('deck.undo')}
       title={t('deck.undo')}
       aria-disabled={!lastPass || busy || back}
-      onClick={(event) => void undo(event.currentTarget)}
+      onClick={() => void undo()}
     >
       <UndoIcon />
     </button>

@@ -3,7 +3,8 @@
  * The deck's arrow keys (← no, → like, ↓ skip) decide only where they are the deck's: with the focus
  * on its card or its buttons, or on nothing in particular. On any other control (a link of the nav, a
  * field) an arrow is that control's, or scrolls the page, as keyboard and magnifier users expect; and
- * an open dialog has them.
+ * an open dialog has them. As the card the focus is on leaves (decided, taken away, the deck emptied
+ * or filled, a match's overlay over it), the focus goes on in the deck, not to the page's <body>.
  */
 import { act, cleanup, fireEvent, screen } from '@testing-library/react';
 import { Suspense } from 'react';
@@ -11,9 +12,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SWIPE_EXIT_MS } from '../../shared/constants';
 import { enApp } from '../../shared/i18n/en-app';
 import type { DeckCard } from '../../shared/schemas/users';
+import { currentUser } from '../helpers/current-user';
 import { renderAt } from '../helpers/render-at';
 
-const api = vi.hoisted(() => ({ deck: vi.fn(), likeAllowance: vi.fn(), react: vi.fn() }));
+const api = vi.hoisted(() => ({ deck: vi.fn(), likeAllowance: vi.fn(), react: vi.fn(), undo: vi.fn(), undoable: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
 
 const { Home } = await import('../../client/pages/app/Home');
@@ -21,6 +23,8 @@ const { MatchOverlay } = await import('../../client/components/MatchOverlay');
 const { initLanguage } = await import('../../client/lib/i18n');
 await import('../../client/lib/messages-app');
 const { useDeck } = await import('../../client/stores/deck');
+const { usePlan } = await import('../../client/stores/plan');
+const { useSession } = await import('../../client/stores/session');
 
 const card = (id: number, name: string): DeckCard => ({ id, name, age: 30, bio: '', image: null });
 const people = [card(2, 'Ben'), card(3, 'Cleo'), card(4, 'Dan'), card(5, 'Eva')];
@@ -41,6 +45,7 @@ beforeEach(async () => {
   await initLanguage();
   api.deck.mockResolvedValue({ results: people, next: null });
   api.likeAllowance.mockReturnValue(new Promise(() => {}));
+  api.undoable.mockReturnValue(new Promise(() => {}));
   api.react.mockResolvedValue({ match: false, conversation_id: null });
   renderAt(
     '/app/home/',
@@ -58,6 +63,8 @@ beforeEach(async () => {
 afterEach(() => {
   cleanup();
   useDeck.getState().reset();
+  usePlan.getState().reset();
+  useSession.setState({ user: null });
   localStorage.clear();
   vi.useRealTimers();
   vi.resetAllMocks();
@@ -144,5 +151,18 @@ describe('the keyboard’s place after a decision', () => {
     await act(() => useDeck.getState().refresh());
     expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('6');
     expect(document.activeElement).toBe(screen.getByTestId('swipe-card'));
+  });
+
+  it('stays on undo as the card it brings back fills the empty deck', async () => {
+    act(() => useSession.setState({ token: 't', user: currentUser({ id: 1, has_subscription: true }) }));
+    api.deck.mockResolvedValue({ results: [], next: null });
+    await act(() => useDeck.getState().load());
+    act(() => usePlan.setState({ lastPass: people[0]! }));
+    api.undo.mockResolvedValue({ card: people[0] });
+    const undo = screen.getByRole('button', { name: enApp['deck.undo'] });
+    undo.focus();
+    await act(async () => void fireEvent.click(undo));
+    await vi.waitFor(() => expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('2'));
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: enApp['deck.undo'] }));
   });
 });

@@ -232,7 +232,7 @@ function useDeckFocusKept(onTop: number | undefined) {
     const gone = focused.current;
     if (!gone || gone.isConnected || document.activeElement !== document.body) return;
     const places = ['[data-testid="swipe-card"]', '.deck-empty'];
-    if (gone.closest('.deck-actions')) places.unshift('.deck .deck-actions button');
+    if (gone.matches('.round-btn')) places.unshift('.deck .round-btn-undo');
     places.map((place) => document.querySelector<HTMLElement>(place)).find(Boolean)?.focus();
   }, [onTop]);
 }
