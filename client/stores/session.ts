@@ -245,11 +245,19 @@ setUnauthorizedHandler(endRevokedSession);
 // Another tab of this browser signed in, signed out, or was given a new token by a password change:
 // this one follows at once, starting again with whatever session storage holds now (none: signed out),
 // without the drafts of the session it leaves. On every page: a login page left open goes into the app.
+// Unless another tab signed out while this tab's own deletion or password change is on its way: that
+// tab's socket heard of it first; this one waits for its answer, which says how it went, and follows if
+// it failed.
 window.addEventListener('storage', (event) => {
   if (event.storageArea !== window.localStorage || (event.key !== null && event.key !== TOKEN_KEY)) return;
   if (getToken() === useSession.getState().token) return;
+  if (beforeSignOut && getToken() === null) void beforeSignOut().then((carryOn) => carryOn || followStorage());
+  else followStorage();
+});
+
+function followStorage() {
   dropDrafts();
   window.location.reload();
-});
+}
 
 export const displayName = (user: CurrentUser) => `${user.first_name} ${user.last_name}`.trim() || user.email;

@@ -6,10 +6,11 @@
  */
 import { render, screen } from '@testing-library/react';
 import { Route, Router } from 'wouter';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { Login } from '../../client/pages/Login';
 import { TOKEN_KEY } from '../../client/lib/storage';
+import { askBeforeSignOut, useSession } from '../../client/stores/session';
 import { inEnglishPages } from '../helpers/english-pages';
 
 inEnglishPages();
@@ -48,5 +49,57 @@ describe('a login page left open', () => {
     window.dispatchEvent(new StorageEvent('storage', { key: 'theme', newValue: 'dark', storageArea: localStorage }));
     anotherTab(null);
     expect(reload).not.toHaveBeenCalled();
+  });
+});
+
+/**
+ * The tab that deletes the account (or changes the password) while another tab of the same browser is
+ * open: that one's socket hears of it before this tab's answer comes, and it signs out, which this tab
+ * hears through storage. It waits for its own answer, which says how it went, rather than reload on the
+ * login page as if signed out from elsewhere.
+ */
+describe('a tab whose own deletion is on its way when another tab signs out', () => {
+  let reload: ReturnType<typeof vi.fn>;
+  beforeEach(() => {
+    window.history.replaceState(null, '', '/app/settings/');
+    reload = vi.fn();
+    vi.stubGlobal('location', { ...window.location, pathname: '/app/settings/', reload });
+    useSession.getState().signIn('token-a');
+  });
+  afterEach(() => {
+    askBeforeSignOut(null);
+    useSession.getState().signOut({ alreadyRevoked: true });
+    localStorage.clear();
+    vi.unstubAllGlobals();
+  });
+
+  /** This tab's own request, answered when the test says: whether the tab carries on. */
+  function ownRequest() {
+    let answer!: (carryOn: boolean) => void;
+    const promise = new Promise<boolean>((resolve) => (answer = resolve));
+    askBeforeSignOut(() => promise);
+    return { promise, answer };
+  }
+
+  function signedOutElsewhere() {
+    localStorage.removeItem(TOKEN_KEY);
+    window.dispatchEvent(new StorageEvent('storage', { key: TOKEN_KEY, newValue: null, storageArea: localStorage }));
+  }
+
+  it('waits for its answer, and stays to say the account is gone when the deletion went through', async () => {
+    const deleted = ownRequest();
+    signedOutElsewhere();
+    expect(reload).not.toHaveBeenCalled();
+    deleted.answer(true);
+    // The tab's own wait was the first to hear the answer.
+    await deleted.promise;
+    expect(reload).not.toHaveBeenCalled();
+  });
+
+  it('follows the other tab once its own request failed', async () => {
+    const deleted = ownRequest();
+    signedOutElsewhere();
+    deleted.answer(false);
+    await vi.waitFor(() => expect(reload).toHaveBeenCalledOnce());
   });
 });
