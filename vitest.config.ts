@@ -12,6 +12,7 @@ const CLIENT_IN_PROCESSES = [
   'tests/client/deck-undone-elsewhere.test.ts',
   'tests/client/event-toasts-organizer.test.ts',
   'tests/client/host-deleted-elsewhere.test.ts',
+  'tests/client/language-before-sign-in.test.tsx',
   'tests/client/likes-left-answers.test.ts',
   'tests/client/likes-left-elsewhere.test.ts',
   'tests/client/likes-skipped-elsewhere.test.ts',

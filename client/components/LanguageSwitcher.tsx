@@ -1,13 +1,14 @@
 import { useState } from 'react';
 import { type Language, LANGUAGES } from '../../shared/constants';
 import { useLanguage, useT } from '../lib/i18n';
+import { languageSwitched } from '../stores/session';
 
 /**
  * ES / EN. `compact` always shows the codes (the app's top bar); otherwise the names show, and the
  * codes only where the names would not fit beside the logo (a 320 px phone, styles.css). Each button
  * is named by its code and in full, "ES, Español": a screen reader says the language, and someone who
  * steers by voice can say what they see, whichever of the two shows. `onChosen` hears a change of
- * language (not a tap on the one in use). A language whose copy does not load (a new version went out
+ * language (not a tap on the one in use), as does the session (`languageSwitched`). A language whose copy does not load (a new version went out
  * and took the old copy's files with it, or no network) fails where the page shows it: the error
  * boundary reloads into the new version, the language already stored, or says "No connection".
  */
@@ -42,6 +43,7 @@ export function LanguageSwitcher({
               }),
             );
             onChosen?.(code);
+            languageSwitched(code);
           }}
         >
           {!compact && <span className="lang-name">{t(`language.${code}`)}</span>}

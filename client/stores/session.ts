@@ -1,4 +1,5 @@
 import { create } from 'zustand';
+import type { Language } from '../../shared/constants';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { keepSignIn } from '../lib/analytics-unsent';
 import { api, logFailure, setUnauthorizedHandler } from '../lib/api';
@@ -96,6 +97,8 @@ const USER_RETRY_MS = { first: 1000, max: 30_000 };
 const userReads = answersInOrder();
 let userRetry: ReturnType<typeof setTimeout> | undefined;
 let userRetryDelay = USER_RETRY_MS.first;
+/** The language switched to while signed out in this tab, for the account signed in next (`languageSwitched`). */
+let languageToSave: Language | null = null;
 
 function cancelUserRetry() {
   clearTimeout(userRetry);
@@ -120,6 +123,31 @@ export const keptUser = (token: string | null) => (token && keeper?.kept(token))
 /** Not known from the server yet: fetched again until it is. */
 const unconfirmed = (state: Pick<SessionState, 'user' | 'fromDevice'>) => state.user === null || state.fromDevice;
 
+/**
+ * A switch of language while signed out (the landing, login or register page): the account signed in
+ * next in this tab takes it, whoever's that is, as the app's switch saves one (`AccountControls`): the
+ * choice was theirs, and its e-mails and its phones where none was chosen follow. A language left
+ * chosen on the device by an earlier visit, maybe someone else's, is not. A failure leaves the
+ * account's as it was.
+ */
+export function languageSwitched(language: Language) {
+  languageToSave = useSession.getState().token ? null : language;
+}
+
+/** The account's language now known: the one switched to on the way in, if another, is saved (`languageSwitched`). */
+function saveSwitchedLanguage(accountLanguage: Language) {
+  const language = languageToSave;
+  languageToSave = null;
+  if (language && language !== accountLanguage) saveLanguage(language);
+}
+
+/**
+ * Through the app's api, whose chunk a signed-in tab loads anyway: a call to an instance restarting is
+ * sent again, as the app's switch's is, and the landing page does not carry it.
+ */
+const saveLanguage = (language: Language) =>
+  void import('../lib/api-app').then(({ api: app }) => app.saveLanguage(language)).catch(() => undefined);
+
 export const useSession = create<SessionState>()((set, get) => ({
   token: getToken(),
   user: undefined,
@@ -134,6 +162,7 @@ export const useSession = create<SessionState>()((set, get) => ({
       cancelUserRetry();
       set({ user, fromDevice: false });
       keepUser(get().token, user);
+      saveSwitchedLanguage(user.language);
       followAccountLanguage(user.language);
     } catch (error) {
       // A 401 has signed out already (the unauthorized handler): the session is another one by now.
@@ -187,6 +216,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     session += 1;
     beforeSignOut = null;
     cancelUserRetry();
+    languageToSave = null;
     for (const reset of resetListeners) reset();
     set({ token: null, user: undefined, fromDevice: false });
   },
