@@ -1,6 +1,5 @@
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api } from '../lib/api-app';
 import { useT } from '../lib/i18n';
 import { unsentMessages, useChat } from '../stores/chat';
 import { displayName, useSession } from '../stores/session';
@@ -55,9 +54,7 @@ export function AccountControls() {
           </>
         }
       />
-      {/* Kept on the account too: the e-mails that follow (a password reset, say) speak it, and so do
-          the user's phones where no language was chosen. A failure leaves the account's as it was. */}
-      <LanguageSwitcher compact onChosen={(language) => void api.saveLanguage(language).catch(() => undefined)} />
+      <LanguageSwitcher compact />
       <Link
         href="/logout/"
         className="icon-btn"

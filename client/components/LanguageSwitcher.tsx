@@ -7,19 +7,19 @@ import { languageSwitched } from '../stores/session';
  * ES / EN. `compact` always shows the codes (the app's top bar); otherwise the names show, and the
  * codes only where the names would not fit beside the logo (a 320 px phone, styles.css). Each button
  * is named by its code and in full, "ES, Español": a screen reader says the language, and someone who
- * steers by voice can say what they see, whichever of the two shows. `onChosen` hears a change of
- * language (not a tap on the one in use), as does the session (`languageSwitched`). A language whose copy does not load (a new version went out
- * and took the old copy's files with it, or no network) fails where the page shows it: the error
- * boundary reloads into the new version, the language already stored, or says "No connection".
+ * steers by voice can say what they see, whichever of the two shows. A change of language (not a tap
+ * on the one in use) is kept on the account too, on any page (`languageSwitched`): the e-mails that
+ * follow speak it, and so do the user's phones where none was chosen. A language whose copy does not
+ * load (a new version went out and took the old copy's files with it, or no network) fails where the
+ * page shows it: the error boundary reloads into the new version, the language already stored, or
+ * says "No connection".
  */
 export function LanguageSwitcher({
   className = '',
   compact = false,
-  onChosen,
 }: {
   className?: string;
   compact?: boolean;
-  onChosen?: (language: Language) => void;
 }) {
   const t = useT();
   const language = useLanguage((state) => state.language);
@@ -42,7 +42,6 @@ export function LanguageSwitcher({
                 throw error;
               }),
             );
-            onChosen?.(code);
             languageSwitched(code);
           }}
         >

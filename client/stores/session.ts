@@ -124,14 +124,16 @@ export const keptUser = (token: string | null) => (token && keeper?.kept(token))
 const unconfirmed = (state: Pick<SessionState, 'user' | 'fromDevice'>) => state.user === null || state.fromDevice;
 
 /**
- * A switch of language while signed out (the landing, login or register page): the account signed in
- * next in this tab takes it, whoever's that is, as the app's switch saves one (`AccountControls`): the
- * choice was theirs, and its e-mails and its phones where none was chosen follow. A language left
- * chosen on the device by an earlier visit, maybe someone else's, is not. A failure leaves the
- * account's as it was.
+ * A switch of language, on any page: the account takes it too, so that its e-mails and its phones where
+ * none was chosen follow. Signed in, now; signed out (the landing, login or register page), at the
+ * sign-in that follows in this tab, whoever's account that is: the choice was theirs. A language left
+ * chosen on the device by an earlier visit, maybe someone else's, is not. A failure leaves the account's
+ * as it was.
  */
 export function languageSwitched(language: Language) {
-  languageToSave = useSession.getState().token ? null : language;
+  languageToSave = null;
+  if (useSession.getState().token) saveLanguage(language);
+  else languageToSave = language;
 }
 
 /** The account's language now known: the one switched to on the way in, if another, is saved (`languageSwitched`). */
@@ -143,7 +145,7 @@ function saveSwitchedLanguage(accountLanguage: Language) {
 
 /**
  * Through the app's api, whose chunk a signed-in tab loads anyway: a call to an instance restarting is
- * sent again, as the app's switch's is, and the landing page does not carry it.
+ * sent again, as the app's calls are, and the landing page does not carry it.
  */
 const saveLanguage = (language: Language) =>
   void import('../lib/api-app').then(({ api: app }) => app.saveLanguage(language)).catch(() => undefined);

@@ -3,7 +3,8 @@
  * A language chosen on the login page (or the landing's, the register's) before signing in is the
  * signed-in person's choice, as the app's switch is: the account takes it, so that its e-mails and its
  * other phones speak it too. A language left chosen on the device by an earlier visit is the device's,
- * maybe someone else's: a sign-in leaves the account's as it is. Against the real server.
+ * maybe someone else’s: a sign-in leaves the account’s as it is. A switch while signed in, on any
+ * page, is saved at once, as the app’s top bar’s is. Against the real server.
  */
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { Route, Router } from 'wouter';
@@ -11,7 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { CurrentUser } from '../../shared/schemas/users';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
-import { fetchFrom, startTabServer } from '../helpers/client-tab';
+import { fetchFrom, signInTab, startTabServer } from '../helpers/client-tab';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
@@ -20,6 +21,7 @@ vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
 const { initLanguage, useLanguage } = await import('../../client/lib/i18n');
 const { Login } = await import('../../client/pages/Login');
+const { Privacy } = await import('../../client/pages/Privacy');
 const { useSession } = await import('../../client/stores/session');
 
 let server: TestServer;
@@ -79,5 +81,18 @@ describe('a language chosen before signing in', () => {
     expect(useSession.getState().user?.language).toBe('es');
     expect(await accountLanguage()).toBe('es');
     expect(useLanguage.getState().language).toBe('en');
+  });
+
+  it('is saved on the account at once when chosen signed in, on a page outside the app', async () => {
+    await initLanguage();
+    await signInTab(server, me);
+    window.history.replaceState(null, '', '/privacy/');
+    render(
+      <Router>
+        <Route path="/privacy/" component={Privacy} />
+      </Router>,
+    );
+    await act(async () => fireEvent.click(screen.getByRole('button', { name: /^EN,/ })));
+    await vi.waitFor(async () => expect(await accountLanguage()).toBe('en'));
   });
 });
