@@ -466,6 +466,25 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     const index = await (await fetch(new URL('/app/home/', app.server.url))).text();
     for (const script of index.matchAll(/src="\/(assets\/[^"]+\.js)"/g)) expect(stored).toContain(script[1]);
   });
+
+  it("opens the stored app, not the server's error, when a page is answered 5xx (an instance restarting for a new version)", async () => {
+    await page.goto(`${app.server.url}/app/home/`);
+    await controlled();
+    // A closing instance answers every request 503 in the API's envelope; a proxy with no instance up, 502.
+    const restarting = '**/app/matches/';
+    await context.route(restarting, (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', headers: { 'retry-after': '1' }, body: JSON.stringify({ detail: 'The server is restarting.' }) }),
+    );
+    try {
+      const opened = await page.goto(`${app.server.url}/app/matches/`);
+      expect(opened?.fromServiceWorker()).toBe(true);
+      expect(opened?.status()).toBe(200);
+      await page.getByRole('navigation', { name: en['app.nav.label'] }).waitFor();
+      expect(await page.getByText('The server is restarting.').count()).toBe(0);
+    } finally {
+      await context.unroute(restarting);
+    }
+  });
 });
 
 describe.skipIf(!ready)('a script of the build that is no longer there (Chromium, 390×844)', { timeout: 90_000 }, () => {
