@@ -31,6 +31,7 @@ import { client } from '../helpers/http';
 import { cancelThroughTestPortal, endCancelledTestPlan, endThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { unban } from '../../server/features/moderation/service';
+import { handleStripeEvent, LOCAL_EVENTS } from '../../server/features/payments/webhook';
 import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 import { connect, waitFor } from '../helpers/socket';
 
@@ -504,6 +505,70 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     await banThroughModeration(server, await makeModerator(server), me);
     expect(await unban(server.app.db, me.email)).toBe('changed');
     expect(await dates()).toEqual(cancelled);
+  });
+
+  it('a cancellation or its taking back, read before the job ended or renewed the plan, changes the plan as it is then', async () => {
+    const me = await makeCompletedUser(server);
+    await subscribeThroughTestCheckout(server, me, 'monthly');
+    const plan = async () =>
+      (
+        await server.app.db
+          .select({
+            active: users.hasSubscription,
+            subscription: users.stripeSubscriptionId,
+            customer: users.stripeCustomerId,
+            lookupKey: users.planLookupKey,
+            renewsAt: users.planRenewsAt,
+            endsAt: users.planEndsAt,
+            version: users.billingVersion,
+          })
+          .from(users)
+          .where(eq(users.id, me.id))
+      )[0]!;
+    const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
+    /** The test portal's event (or an unban's) as it is made from the plan read at `read`, then handled after the job ran. */
+    const localUpdate = (read: Awaited<ReturnType<typeof plan>>, cancel: boolean) =>
+      handleStripeEvent(
+        server.app.db,
+        {
+          id: `evt_local_${cancel ? 'cancel' : 'renew'}_${read.subscription}_${read.version}`,
+          type: 'customer.subscription.updated',
+          data: {
+            object: {
+              id: read.subscription,
+              object: 'subscription',
+              customer: read.customer,
+              status: 'active',
+              items: { data: [{ price: { lookup_key: read.lookupKey }, current_period_end: seconds(read.renewsAt ?? read.endsAt) }] },
+              trial_end: null,
+              cancel_at: null,
+              cancel_at_period_end: cancel,
+            },
+          },
+        },
+        LOCAL_EVENTS,
+      );
+
+    // Read while past its trial and due to renew; the job renews it before the cancellation is written.
+    const due = new Date(Date.now() - 1000);
+    await server.app.db.update(users).set({ planTrialEndsAt: null, planRenewsAt: due, planAnchorAt: due }).where(eq(users.id, me.id));
+    const beforeRenewal = await plan();
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { renewed: 1, ended: 0 } });
+    const renewsAt = (await plan()).renewsAt!;
+    await localUpdate(beforeRenewal, true);
+    // It ends at the end of the period the renewal began, not of the one gone by.
+    expect(await plan()).toMatchObject({ active: true, renewsAt: null, endsAt: new Date(seconds(renewsAt)! * 1000) });
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { ended: 0 } });
+
+    // Stopped (by a ban, say), its end passes: an unban's renewal read before the job ended it comes after.
+    await server.app.db.update(users).set({ planEndsAt: new Date(Date.now() - 1000) }).where(eq(users.id, me.id));
+    const beforeEnd = await plan();
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { ended: 1 } });
+    await localUpdate(beforeEnd, false);
+    expect(await plan()).toMatchObject({ active: false, renewsAt: null, endsAt: null });
+    // As a ban's cancellation of a plan ending then does.
+    await localUpdate(beforeEnd, true);
+    expect(await plan()).toMatchObject({ active: false, renewsAt: null, endsAt: null });
   });
 
   it('renews a test plan past its trial as Stripe would: a cancellation then ends it at the end of the period it is in', async () => {

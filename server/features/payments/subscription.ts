@@ -56,34 +56,20 @@ async function newestCheckoutStatus(db: DbOrTx, userId: number) {
   return row?.status ?? null;
 }
 
-const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
-
 /**
  * The event Stripe would send for the local test plan (CHECKOUT_MODE=test) once it is cancelled at its
- * period's end, or renews again, through the webhook's handler. Its id names the billing it changes:
- * the same click twice changes nothing, and a cancellation after a renewal taken up again is a new one.
+ * period's end, or renews again, through the webhook's handler, which changes the plan as it is then
+ * (its dates, or its end meanwhile). Its id names the billing it changes: the same click twice changes
+ * nothing, and a cancellation after a renewal taken up again is a new one.
  */
 function updateLocalPlan(db: Db, billing: NonNullable<Awaited<ReturnType<typeof billingOf>>>, cancel: boolean) {
   const subscription = billing.subscription ?? '';
-  const customer = billing.customer ?? '';
-  const trialing = billing.trialEndsAt !== null && billing.trialEndsAt > new Date();
   return handleStripeEvent(
     db,
     {
       id: `evt_local_${cancel ? 'cancel' : 'renew'}_${subscription}_${billing.version}`,
       type: 'customer.subscription.updated',
-      data: {
-        object: {
-          id: subscription,
-          object: 'subscription',
-          customer,
-          status: trialing ? 'trialing' : 'active',
-          items: { data: [{ price: { lookup_key: billing.lookupKey }, current_period_end: seconds(billing.renewsAt ?? billing.endsAt) }] },
-          trial_end: seconds(billing.trialEndsAt),
-          cancel_at: null,
-          cancel_at_period_end: cancel,
-        },
-      },
+      data: { object: { id: subscription, object: 'subscription', customer: billing.customer ?? '', status: billing.status ?? 'active', cancel_at_period_end: cancel } },
     },
     LOCAL_EVENTS,
   );

@@ -223,6 +223,7 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log:
       return {
         userId,
         read: async (billing) => {
+          if (origin.provider === 'local') return (tx) => changeLocalPlan(tx, userId, sent);
           const held = origin.latest && (await otherLiveSubscription(origin.latest, billing, sent.id));
           if (held) return async () => ignored(`a second subscription of the customer's, beside the live ${held}`);
           const current = (origin.latest && (await origin.latest(sent.id))) || sent;
@@ -470,6 +471,34 @@ async function cancelSecondSubscription(
     log?.warn({ subscription, held }, 'cancelled a second subscription that had charged the customer: refund it in Stripe');
   }
   return { outcome: 'handled', reason: `cancelled ${subscription}, a second subscription beside the live ${held}` };
+}
+
+const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000) : null);
+
+/**
+ * The local test plan exists only here, as Stripe's subscriptions exist at Stripe: its event (the test
+ * portal's cancellation, or an unban's renewal) says what was asked, and the plan it changes is read
+ * now, under the user's lock, as Stripe's are read fresh. Made from a read taken before, it would
+ * bring back a plan the job test-plan-end ended meanwhile, or end one it renewed at the period gone by.
+ * The row stays locked until the change commits: the job's renewal and dating wait for it.
+ */
+async function changeLocalPlan(tx: Tx, userId: number, sent: StripeSubscription): Promise<EventResult> {
+  const [plan] = await tx
+    .select({ lookupKey: users.planLookupKey, trialEndsAt: users.planTrialEndsAt, renewsAt: users.planRenewsAt, endsAt: users.planEndsAt })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.hasSubscription, true), eq(users.stripeSubscriptionId, sent.id)))
+    .for('update');
+  if (!plan) return ignored('a test plan that has ended');
+  const trialing = plan.trialEndsAt !== null && plan.trialEndsAt > new Date();
+  return applySubscription(tx, userId, {
+    id: sent.id,
+    customer: sent.customer,
+    status: trialing ? 'trialing' : 'active',
+    items: { data: [{ price: { lookup_key: plan.lookupKey }, current_period_end: seconds(plan.renewsAt ?? plan.endsAt) }] },
+    trial_end: seconds(plan.trialEndsAt),
+    cancel_at: null,
+    cancel_at_period_end: sent.cancel_at_period_end,
+  });
 }
 
 async function applySubscription(tx: Tx, userId: number, subscription: StripeSubscription): Promise<EventResult> {
