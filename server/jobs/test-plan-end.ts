@@ -1,4 +1,4 @@
-import { dateTestPlans, endTestPlans, renewTestPlans } from '../features/payments/subscription';
+import { dateTestPlans, endTestPlans, renewTestPlans, stopBannedTestPlans } from '../features/payments/subscription';
 import type { Job } from './job';
 
 /**
@@ -13,7 +13,8 @@ import type { Job } from './job';
  * period it is in, cancelled or not, rather than keep its perks for ever.
  *
  * A test plan bought before the plan's dates were kept has none to renew or end on: it is given those
- * of the period it is in first (`dateTestPlans`), in every mode.
+ * of the period it is in first (`dateTestPlans`), in every mode. One a ban stopped while it had none
+ * is stopped again once dated, before anything renews it (`stopBannedTestPlans`).
  */
 export const testPlanEnd: Job = {
   name: 'test-plan-end',
@@ -23,9 +24,10 @@ export const testPlanEnd: Job = {
     const renewing = app.config.checkoutMode === 'test';
     const yearly = app.config.stripe.lookupKeys.yearly;
     const dated = await dateTestPlans(app.db, yearly);
+    const stopped = await stopBannedTestPlans(app.db, app.log, yearly);
     const renewed = renewing ? await renewTestPlans(app.db, yearly) : [];
     const ended = await endTestPlans(app.db, renewing);
-    for (const userId of new Set([...dated, ...renewed, ...ended])) app.publish([userId], 'account:changed');
-    return { dated: dated.length, renewed: renewed.length, ended: ended.length };
+    for (const userId of new Set([...dated, ...stopped, ...renewed, ...ended])) app.publish([userId], 'account:changed');
+    return { dated: dated.length, stopped: stopped.length, renewed: renewed.length, ended: ended.length };
   },
 };

@@ -667,6 +667,30 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(await dates(banned)).toEqual(ending);
   });
 
+  it('ends the test plan of someone banned while it was undated, which the job dated and renewed since, at its period’s end', async () => {
+    const [renewed, undated] = [await makeCompletedUser(server), await makeCompletedUser(server)];
+    const startedAt = new Date(Math.floor((Date.now() - 40 * 86_400_000) / 1000) * 1000);
+    const renewsAt = new Date(Math.floor((Date.now() + 10 * 86_400_000) / 1000) * 1000);
+    const moderator = await makeModerator(server);
+    for (const user of [renewed, undated]) {
+      await subscribeThroughTestCheckout(server, user, 'monthly');
+      await server.app.db.execute(sql`update checkout_sessions set created_at = ${startedAt.toISOString()} where user_id = ${user.id}`);
+      await banThroughModeration(server, moderator, user);
+    }
+    // As a ban before the plan's dates were kept left them: stopped by the ban, with no end; one
+    // dated by the job since, and renewed, the other not dated yet.
+    const undatedPlan = { planTrialEndsAt: null, planRenewsAt: null, planEndsAt: null, planAnchorAt: null, planStoppedByBan: true };
+    await server.app.db.update(users).set({ ...undatedPlan, planRenewsAt: renewsAt, planAnchorAt: renewsAt }).where(eq(users.id, renewed.id));
+    await server.app.db.update(users).set(undatedPlan).where(eq(users.id, undated.id));
+
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { dated: 1, stopped: 2, renewed: 0, ended: 0 } });
+    const dates = async (user: TestUser) =>
+      (await server.app.db.select({ active: users.hasSubscription, renewsAt: users.planRenewsAt, endsAt: users.planEndsAt }).from(users).where(eq(users.id, user.id)))[0];
+    expect(await dates(renewed)).toEqual({ active: true, renewsAt: null, endsAt: renewsAt });
+    expect(await dates(undated)).toEqual({ active: true, renewsAt: null, endsAt: monthsLater(startedAt, 2) });
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { dated: 0, stopped: 0, renewed: 0, ended: 0 } });
+  });
+
   it('promises the trial until a checkout has completed: not for one left open or cancelled, not after a cancelled plan', async () => {
     const me = await makeCompletedUser(server);
     const trialDays = async () => (await api().subscription(me)).body.trial_days;

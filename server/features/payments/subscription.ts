@@ -386,6 +386,22 @@ async function dateTestPlan(
 }
 
 /**
+ * Stops the renewal of the local test plans that a ban stopped but left with no end: a ban before the
+ * plan's dates were kept cancelled one that had none, which so said no end; the job then dated it and
+ * renewed it on, and its stopped-by-the-ban flag kept it from being stopped again. Each is cancelled
+ * now, as a ban is (`stopRenewalOfBanned`), to end at the end of the period it is in. Answers whose
+ * plans were stopped, for their apps.
+ */
+export async function stopBannedTestPlans(db: Db, log: BillingLog, yearlyLookupKey: string): Promise<number[]> {
+  const unended = await liveTestPlans(db, and(eq(users.planStoppedByBan, true), isNotNull(users.bannedAt), isNull(users.planEndsAt)));
+  const stopped: number[] = [];
+  for (const { id } of unended) {
+    if (await stopRenewalOfBanned(db, null, id, log, yearlyLookupKey)) stopped.push(id);
+  }
+  return stopped;
+}
+
+/**
  * Renews the local test plans (CHECKOUT_MODE=test) whose trial or period has passed and that are not
  * cancelled, as Stripe renews a real one: the plan runs on to its next period's end (a year on for the
  * yearly plan, a month otherwise), which the subscribe page says and a cancellation ends it at. Only a
