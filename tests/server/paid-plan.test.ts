@@ -1055,6 +1055,23 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBe(false);
   });
 
+  it('leaves a plan its owner cancelled at Stripe just before a ban, its event not in yet, to end: an unban does not renew it', async () => {
+    const me = await makeCompletedUser(server);
+    const { customer, sessionId } = await startStripeCheckout(server, me);
+    const items = { object: 'list', data: [{ price: { lookup_key: 'basic_monthly' }, current_period_end: Math.floor(Date.now() / 1000) + 30 * 86_400 }] };
+    fake.subscriptions.set('sub_own_cancel', { customer, status: 'active', items, cancel_at: null, cancel_at_period_end: false });
+    expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_own_cancel'))).status).toBe(200);
+    // Cancelled in Stripe's portal; Stripe's event for it is still on its way when the ban comes.
+    fake.subscriptions.get('sub_own_cancel')!.cancel_at_period_end = true;
+    await banThroughModeration(server, await makeModerator(server), me);
+    const [row] = await server.app.db.select({ stoppedByBan: users.planStoppedByBan }).from(users).where(eq(users.id, me.id));
+    expect(row).toEqual({ stoppedByBan: false });
+
+    expect(await unban(server.app.db, me.email, server.app.stripe, { warn: () => {}, error: () => {} })).toBe('changed');
+    expect(fake.requestsTo('POST', '/v1/subscriptions/sub_own_cancel')).toEqual([]);
+    expect(fake.subscriptions.get('sub_own_cancel')?.cancel_at_period_end).toBe(true);
+  });
+
   it('stops the renewal of a plan whose checkout, begun before the ban, is paid after it', async () => {
     const me = await makeCompletedUser(server);
     const { customer, sessionId } = await startStripeCheckout(server, me);

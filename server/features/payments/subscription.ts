@@ -9,7 +9,7 @@ import { checkoutSessions, users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
-import { monthsLater } from './billing';
+import { ENDED_STATUSES, monthsLater } from './billing';
 import { checkoutStatus, type Payments, stripeFor, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
 import type { BillingLog } from './end-billing';
 import { callStripe, isMissingCustomer, isTestPlan, keepCustomerLanguage, PaymentsUnavailable } from './stripe-client';
@@ -241,8 +241,9 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
   const subscription = billing.subscription;
   try {
     if (isTestPlan(subscription)) await cancelLocalSubscription(db, userId, yearlyLookupKey);
-    else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
-    else throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
+    else if (!stripe) throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
+    else if (await endingAtStripe(stripe, subscription)) return false;
+    else await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
   } catch (error) {
     log.error({ err: error, userId, subscription }, 'a banned account’s subscription still renews: tried again by the job banned-plan-stop');
     return false;
@@ -250,6 +251,16 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
   // Lifting the ban lets it renew again (`resumeRenewalOfUnbanned`): the ban stopped it, not its owner.
   await db.update(users).set({ planStoppedByBan: true }).where(eq(users.id, userId));
   return true;
+}
+
+/**
+ * Whether the subscription renews no more at Stripe already: its owner cancelled it in Stripe's portal
+ * just before the ban, its event not in yet. The cancellation is theirs, not the ban's: flagged as the
+ * ban's, an unban would renew it (`resumeRenewalOfUnbanned`). Its event gives the plan its end here.
+ */
+async function endingAtStripe(stripe: Stripe, subscription: string): Promise<boolean> {
+  const current = await callStripe(() => stripe.subscriptions.retrieve(subscription));
+  return current.cancel_at_period_end || Boolean(current.cancel_at) || ENDED_STATUSES.has(current.status);
 }
 
 /** Banned accounts whose plan still renews: a ban whose stop Stripe did not take (`stopRenewalOfBanned`). */
