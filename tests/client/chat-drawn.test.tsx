@@ -65,6 +65,19 @@ function scrollTo(list: HTMLElement, at: 'top' | 'bottom') {
   fireEvent.scroll(list);
 }
 
+/**
+ * A short chat: 50 messages held, 50 older on the server (all of them fit in what the page draws), the
+ * reader scrolled up to the top, which asks for the older page.
+ */
+async function upAtTheTop() {
+  const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
+  useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
+  renderAt('/app/', <Chat id={7} />);
+  const list = await screen.findByRole('list', { name: en['chat.messages'] });
+  act(() => scrollTo(list, 'top'));
+  return list;
+}
+
 describe('a long chat scrolled far back', () => {
   it('draws a bounded number of messages, and the newest again on the way down', async () => {
     const history = Array.from({ length: HELD }, (_, index) => message(index + 1));
@@ -91,13 +104,7 @@ describe('a long chat scrolled far back', () => {
   });
 
   it('keeps the newest in view once back down from a page of older messages in a short chat', async () => {
-    // 50 held, 50 older on the server: all of them fit in what the page draws.
-    const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
-    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
-    renderAt('/app/', <Chat id={7} />);
-    const list = await screen.findByRole('list', { name: en['chat.messages'] });
-
-    act(() => scrollTo(list, 'top'));
+    const list = await upAtTheTop();
     await screen.findByText('message 1');
     act(() => scrollTo(list, 'bottom'));
     // Ben writes: the reader, down at the newest, is taken to it.
@@ -110,13 +117,8 @@ describe('a long chat scrolled far back', () => {
   });
 
   it('asks again for the older messages that did not come once back online, the reader waiting at the top', async () => {
-    const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
-    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
     offline = true;
-    renderAt('/app/', <Chat id={7} />);
-    const list = await screen.findByRole('list', { name: en['chat.messages'] });
-
-    act(() => scrollTo(list, 'top'));
+    const list = await upAtTheTop();
     await vi.waitFor(() => expect(useChat.getState().threads[7]!.loadingOlder).toBe(false));
     expect(screen.queryByText('message 1')).toBeNull();
     // The network is back: the socket connects again, and the reader has not moved.
@@ -126,13 +128,8 @@ describe('a long chat scrolled far back', () => {
   });
 
   it('says that the older messages did not come for the server’s error, and Try again brings them', async () => {
-    const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
-    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
     failing = true;
-    renderAt('/app/', <Chat id={7} />);
-    const list = await screen.findByRole('list', { name: en['chat.messages'] });
-
-    act(() => scrollTo(list, 'top'));
+    await upAtTheTop();
     // Connected all along: no reconnect will ask again, the reader is offered to.
     const again = await screen.findByRole('button', { name: en['app.retry'] });
     expect(screen.getByText(en['error.generic'])).toBeTruthy();
@@ -144,26 +141,16 @@ describe('a long chat scrolled far back', () => {
   });
 
   it('says the older messages come once back online when there was no network for them', async () => {
-    const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
-    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
     offline = true;
-    renderAt('/app/', <Chat id={7} />);
-    const list = await screen.findByRole('list', { name: en['chat.messages'] });
-
-    act(() => scrollTo(list, 'top'));
+    await upAtTheTop();
     await screen.findByText(en['chat.earlierOffline']);
     expect(screen.queryByText(en['chat.loadingOlder'])).toBeNull();
   });
 
   it('offers the partner’s message that comes while a page of older messages loads', async () => {
-    const held = Array.from({ length: 50 }, (_, index) => message(index + 51));
-    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: held, older: 'older' } } });
     let release = () => {};
     olderHeld = new Promise((resolve) => (release = resolve));
-    renderAt('/app/', <Chat id={7} />);
-    const list = await screen.findByRole('list', { name: en['chat.messages'] });
-
-    act(() => scrollTo(list, 'top'));
+    const list = await upAtTheTop();
     await vi.waitFor(() => expect(useChat.getState().threads[7]!.loadingOlder).toBe(true));
     // Ben writes while the reader waits up at the top: not taken down, told.
     act(() => {
