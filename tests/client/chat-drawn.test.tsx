@@ -11,7 +11,7 @@ import '../../client/lib/messages-app';
 import { useConnection } from '../../client/lib/socket';
 import { CHAT_DRAWN, Chat } from '../../client/pages/app/Chat';
 import { type ChatMessage, emptyThread, useChat } from '../../client/stores/chat';
-import { chatPageWorld } from '../helpers/chat-page';
+import { chatPageWorld, resized } from '../helpers/chat-page';
 import { renderAt } from '../helpers/render-at';
 
 const ME = 1;
@@ -61,6 +61,7 @@ const drawn = () => screen.getAllByTestId('message').map((item) => item.querySel
 function scrollTo(list: HTMLElement, at: 'top' | 'bottom') {
   Object.defineProperty(list, 'scrollHeight', { configurable: true, value: 100_000 });
   Object.defineProperty(list, 'clientHeight', { configurable: true, value: 600 });
+  resized(list);
   Object.defineProperty(list, 'scrollTop', { configurable: true, writable: true, value: at === 'top' ? 0 : 100_000 - 600 });
   fireEvent.scroll(list);
 }

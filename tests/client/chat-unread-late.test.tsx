@@ -12,7 +12,7 @@ import '../../client/lib/messages-app';
 import { Chat } from '../../client/pages/app/Chat';
 import { type ChatMessage, emptyThread, useChat } from '../../client/stores/chat';
 import { unreadTotal, useConversations } from '../../client/stores/conversations';
-import { chatPageWorld } from '../helpers/chat-page';
+import { chatPageWorld, resized } from '../helpers/chat-page';
 import { renderAt } from '../helpers/render-at';
 
 const ME = 1;
@@ -53,6 +53,7 @@ describe('the unread count of the chat on screen', () => {
     const list = await screen.findByRole('list', { name: en['chat.messages'] });
     // Scrolled up: what comes below is not seen.
     Object.defineProperties(list, { scrollHeight: { value: 2000 }, clientHeight: { value: 500 } });
+    resized(list);
     act(() => {
       list.scrollTop = 0;
       list.dispatchEvent(new Event('scroll'));

@@ -407,6 +407,32 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     }
   });
 
+  it('keeps the newest message in view, and reading, when a scroll event finds the chat shorter before it is kept there', async () => {
+    const list = page.locator('ol.messages');
+    const belowTheNewest = () => list.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight);
+    await expect.poll(belowTheNewest).toBeLessThan(2);
+    // The keyboard opens and the list is shorter; a scroll event of that frame comes before the resize
+    // observer that keeps the newest message in view (the browser runs the scroll steps first). Here a
+    // style makes the list shorter, and a pixel of scroll brings that event.
+    await list.evaluate((element) => {
+      element.style.maxHeight = '60px';
+      element.scrollTop -= 1;
+    });
+    try {
+      await expect.poll(belowTheNewest).toBeLessThan(2);
+      expect((await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'over here' } })).status).toBe(201);
+      await page.locator('.message-content').getByText('over here').waitFor();
+      const unread = async () =>
+        ((await api().get('/api/conversations/started/', { token: ana.token })).body.results as Array<{ id: number; unread_count: number }>).find(
+          (item) => item.id === conversationId,
+        )?.unread_count;
+      await expect.poll(unread).toBe(0);
+      expect(await page.getByRole('button', { name: new RegExp(en['chat.newBelow']) }).count()).toBe(0);
+    } finally {
+      await list.evaluate((element) => element.style.removeProperty('max-height'));
+    }
+  });
+
   it('says how much is left near the length limit, and where a paste longer than it was cut, apart on a small phone', async () => {
     const composer = page.getByPlaceholder(en['chat.placeholder']);
     await composer.fill('a'.repeat(1850));

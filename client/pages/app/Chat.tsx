@@ -64,6 +64,12 @@ export function Chat({ id }: { id: number }) {
   /** The oldest message drawn (its id); null: the newest CHAT_DRAWN. */
   const [first, setFirst] = useState<number | null>(null);
   const nearBottom = useRef(true);
+  /**
+   * The list's height as the resize observer below last saw it. A scroll event that comes between a
+   * resize and that observer (the keyboard opening: the browser runs scroll steps first) finds the
+   * newest message below a list not yet kept at its bottom: the list moved there, not the reader.
+   */
+  const observedHeight = useRef<number | null>(null);
   /** The page of older messages did not come: its row says why, and the server's error offers Try again. */
   const [olderFailed, setOlderFailed] = useState<LoadFailure | null>(null);
   /** The partner wrote while the reader was up in the history: "New messages" takes them down. */
@@ -163,9 +169,12 @@ export function Chat({ id }: { id: number }) {
   useEffect(() => {
     const list = listRef.current;
     if (!list) return;
-    const observer = new ResizeObserver(() => {
+    const resized = () => {
+      observedHeight.current = list.clientHeight;
       if (nearBottom.current) list.scrollTop = list.scrollHeight;
-    });
+    };
+    resized();
+    const observer = new ResizeObserver(resized);
     observer.observe(list);
     return () => observer.disconnect();
   }, [hasDetail]);
@@ -216,7 +225,7 @@ export function Chat({ id }: { id: number }) {
     if (!list) return;
     const wasNearBottom = nearBottom.current;
     const down = list.scrollHeight - list.scrollTop - list.clientHeight < STICK_TO_BOTTOM_PX;
-    nearBottom.current = down && end === messages.length;
+    if (list.clientHeight === observedHeight.current) nearBottom.current = down && end === messages.length;
     if (nearBottom.current && !wasNearBottom) {
       setNewBelow(false);
       readIfSeen.current();
