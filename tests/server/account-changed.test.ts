@@ -1,8 +1,8 @@
 /**
  * `account:changed`: the user's own sockets hear it once their plan, their e-mail's confirmation or
  * their language has changed and committed (the local test checkout and portal, Stripe's webhook, the
- * e-mail link, a Google sign-in that vouches for the address, the app's language switch), so that their
- * other phones and tabs read them again.
+ * e-mail link, a Google sign-in that vouches for the address, the app's language switch, a new
+ * verification link asked for in another language), so that their other phones and tabs read them again.
  * Nobody else hears it, and an event that changed nothing tells no one.
  */
 import { eq } from 'drizzle-orm';
@@ -17,7 +17,7 @@ import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail
 import { cancelThroughTestPortal, endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
 import { backends, serverPerSuite, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { type ClientSocket, connect, record, socketsClosedAfterEach, waitFor } from '../helpers/socket';
+import { type ClientSocket, connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
 
 const CLIENT_ID = 'eventmatch-test.apps.googleusercontent.com';
 
@@ -137,6 +137,45 @@ describe.each(backends)('account:changed from the test checkout, the e-mail link
     expect((await switchTo('en')).status).toBe(204);
     expect((await switched).language).toBe('en');
     expect(changesIn(heard)).toBe(1);
+  });
+
+  it('tells the user’s sockets when a new verification link asked for in another language changes the account’s', async () => {
+    const me = await makeUser(server);
+    await smtp.nextMailTo(me.email);
+    const phone = await socketOf(me);
+    const heard = record(phone);
+    const resendIn = async (language: string) => {
+      expect((await client(server.url).post('/api/auth/verify-email/resend/', { token: me.token, headers: { 'accept-language': language } })).status).toBe(202);
+      await smtp.nextMailTo(me.email);
+    };
+
+    // Asked for from a Spanish app, the account's language already: nothing to read again.
+    await resendIn('es');
+    // Asked for from a laptop switched to English: the phone reads the account, English now, again.
+    const switched = nextChange(server, phone, me.token);
+    await resendIn('en');
+    expect((await switched).language).toBe('en');
+    expect(changesIn(heard)).toBe(1);
+  });
+
+  it('a first password set in another language ends the user’s other sessions: none is left in the old language', async () => {
+    const account = { sub: `2${Date.now()}`, email: `google-first-${Date.now()}@example.com`, email_verified: true };
+    const signedIn = await client(server.url).post('/api/auth/google/login/', { json: { access_token: google.issue(account) } });
+    expect(signedIn.status).toBe(200);
+    const phone = await socketOf({ token: signedIn.body.token });
+    const dropped = waitForDisconnect(phone);
+
+    expect((await client(server.url).post('/api/auth/password-reset/', { json: { email: account.email } })).status).toBe(202);
+    const token = linkToken(await smtp.nextMailTo(account.email), '/reset-password');
+    const password = `Quiet-Harbour-${Date.now()}`;
+    const set = await client(server.url).post('/api/auth/password-reset/confirm/', {
+      json: { token, password, password2: password },
+      headers: { 'accept-language': 'en' },
+    });
+    expect(set.status).toBe(200);
+    await dropped;
+    // The phone signs in again and reads the account's language as it is now.
+    expect((await client(server.url).get<CurrentUser>('/api/users/me/', { token: set.body.token })).body.language).toBe('en');
   });
 
   it('tells the user’s sockets when a Google sign-in verifies the address of their account, not when it was verified already', async () => {

@@ -17,6 +17,7 @@ import { TokenResponse } from '../../../shared/schemas/auth';
 import { Detail, NoBody } from '../../../shared/schemas/common';
 import { noBody, withoutToken } from '../../plugins/api-docs';
 import { NotFound } from '../../errors';
+import type { Language } from '../../../shared/constants';
 import { requestLanguage } from '../../lib/language';
 import { rememberLanguage } from '../auth/service';
 import { languageFollower } from '../payments/checkout';
@@ -49,13 +50,22 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
   if (stripeLanguage) app.addHook('onClose', () => stripeLanguage.close(app.closeGrace.left));
 
   /**
+   * The language the app asks in becomes the account's: its e-mails are written in it from here on, and
+   * the user's other phones and tabs where no language was chosen read the account again and show it.
+   * Every write of the account's language goes through here, so that none leaves them in the old one.
+   */
+  async function rememberLanguageOf(userId: number, language: Language | null) {
+    if (await rememberLanguage(app.db, userId, language)) app.publish([userId], 'account:changed');
+  }
+
+  /**
    * After a new password: the sessions it ended are forgotten (sockets too, on every instance), the
    * owner is told, in the language of the app they set it in; of a repeat, by the change it repeats.
    * `first`: the account had none (made with Google).
    */
   async function afterNewPassword(userId: number, session: NewPasswordSession, request: FastifyRequest, first = false) {
     await app.suspendedTokens(session.ended);
-    await rememberLanguage(app.db, userId, requestLanguage(request));
+    await rememberLanguageOf(userId, requestLanguage(request));
     if (!session.repeat) app.mailer.later(() => sendPasswordChangedEmail(mail(request), userId, first));
   }
 
@@ -84,7 +94,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     onRequest: [app.authenticate, app.limits.hook('verify-email:attempt'), app.limits.hook('verify-email:resend')],
     handler: async (request, reply) => {
       try {
-        await resendVerificationEmail(mail(request), currentUser(request).id, requestLanguage(request));
+        const { id } = currentUser(request);
+        await resendVerificationEmail(mail(request), id, () => rememberLanguageOf(id, requestLanguage(request)));
       } catch (error) {
         // A link that did not go out is not one of the hour's five.
         if (error instanceof MailUnavailable) await app.limits.unhit('verify-email:resend', requestSubject(request));
@@ -133,9 +144,8 @@ const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: { body: LanguageInput, response: { 204: NoBody } },
     onRequest: [app.authenticate, app.limits.hook('language')],
     handler: async (request, reply) => {
-      // Switched in the app: the e-mails that follow (a password reset, say) are written in it too, and
-      // the user's other phones where no language was chosen read the account again and show it.
-      if (await rememberLanguage(app.db, currentUser(request).id, request.body.language)) app.publish([currentUser(request).id], 'account:changed');
+      // Switched in the app: the e-mails that follow (a password reset, say) are written in it too.
+      await rememberLanguageOf(currentUser(request).id, request.body.language);
       // And Stripe's receipts and invoices for a subscriber's renewals, behind the answer.
       stripeLanguage?.follow(currentUser(request).id, request.log);
       return reply.code(204).send(null);

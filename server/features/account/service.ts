@@ -13,7 +13,7 @@ import { serverText } from '../../../shared/i18n/server-messages';
 import type { Mailer } from '../../lib/mailer';
 import { hashToken, newToken, TOKEN_IDLE_LIFETIME_MS } from '../../lib/tokens';
 import { PASSWORDS_DIFFER, passwordProblems } from '../auth/password-rules';
-import { type HashOptions, hashPassword, issueToken, rememberLanguage } from '../auth/service';
+import { type HashOptions, hashPassword, issueToken } from '../auth/service';
 import { composeMail } from './emails';
 
 export const LINK_INVALID = serverText('link_invalid');
@@ -124,13 +124,14 @@ export async function sendVerificationEmail(deps: MailDeps, userId: number): Pro
 /**
  * `POST /api/auth/verify-email/resend/`: refused when there is nothing left to verify. Sent before the
  * answer (the user asked for it and waits for it): a mail server that does not take it is told
- * (`MailUnavailable`), not answered as sent.
+ * (`MailUnavailable`), not answered as sent. Written in the language the app asks in, which the
+ * account takes first (`rememberLanguage`: the caller saves it, and tells the user's other phones).
  */
-export async function resendVerificationEmail(deps: MailDeps, userId: number, language: Language | null) {
+export async function resendVerificationEmail(deps: MailDeps, userId: number, rememberLanguage: () => Promise<void>) {
   const user = await findRecipient(deps.db, eq(users.id, userId));
   if (!user) return;
   if (user.verified) throw new Conflict(ALREADY_VERIFIED);
-  await rememberLanguage(deps.db, userId, language);
+  await rememberLanguage();
   await sendVerificationEmail(deps, userId);
 }
 
