@@ -116,6 +116,12 @@ export function followAccountLanguage(language: Language) {
   if (!chosenLanguage() && language !== useLanguage.getState().language) showLanguage(language).catch(() => undefined);
 }
 
+/** Signed out: the account's language went with it (`clearStorage`), and the device's, or Spanish, shows. */
+export function followDeviceLanguage() {
+  const language = getStoredLanguage();
+  if (language !== useLanguage.getState().language) showLanguage(language).catch(() => undefined);
+}
+
 /** The stored language, with its public copy; main.tsx renders once this resolves. */
 export function initLanguage(): Promise<void> {
   switches += 1;

@@ -4,7 +4,7 @@ import { DEFAULT_LANGUAGE, type Language, LANGUAGES } from '../../shared/constan
 export const TOKEN_KEY = 'auth_token';
 /** The language chosen on this device (the language switch). */
 export const LANGUAGE_KEY = 'language_code';
-/** The signed-in account's language as last read (`GET /api/users/me/`): the app's where none was chosen. */
+/** The signed-in account's language as last read (`GET /api/users/me/`): the app's where none was chosen, until sign-out. */
 export const ACCOUNT_LANGUAGE_KEY = 'account_language';
 /** Read by index.html's script too, before the app loads. */
 export const THEME_KEY = 'theme';
@@ -52,17 +52,18 @@ export function storeLanguage(language: Language, key = LANGUAGE_KEY) {
 }
 
 /**
- * Logout and login clear local storage, all but the language (chosen, or the last account's, which the
- * next account's replaces once read) and the theme, choices about the device rather than the account
- * (otherwise every logout would switch the app to Spanish), the server's Google
- * client id (the login page's Google button in its place at once), and an event the
- * visitor is on their way into: signing up and in is the way in. `keepOutbox`: the outboxes too, the
+ * Logout and login clear local storage, all but the language chosen on the device and the theme,
+ * choices about the device rather than the account (otherwise every logout would switch the app to
+ * Spanish), the server's Google client id (the login page's Google button in its place at once), and
+ * an event the visitor is on their way into: signing up and in is the way in. The language that only
+ * came from the account (`ACCOUNT_LANGUAGE_KEY`) goes with its session: on a shared phone, the next
+ * person reads the device's, not the last account's. `keepOutbox`: the outboxes too, the
  * messages of a session the server ended that are still to go (`endRevokedSession`), and the chat
  * drafts with them, given back if that user signs in again. `deleted`: the
  * account is gone, and so is the event it was on its way into, for whoever signs in here next.
  */
 export function clearStorage({ keepOutbox = false, deleted = false } = {}) {
-  const kept = [LANGUAGE_KEY, ACCOUNT_LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, ...(deleted ? [] : [PENDING_JOIN_KEY])];
+  const kept = [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, ...(deleted ? [] : [PENDING_JOIN_KEY])];
   removeKeys((key) => !kept.includes(key) && !(keepOutbox && (key.startsWith(OUTBOX_KEY) || key.startsWith(CHAT_DRAFTS_KEY))));
   dropDrafts();
 }

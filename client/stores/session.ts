@@ -3,7 +3,7 @@ import type { Language } from '../../shared/constants';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { keepSignIn } from '../lib/analytics-unsent';
 import { api, logFailure, setUnauthorizedHandler } from '../lib/api';
-import { followAccountLanguage } from '../lib/i18n';
+import { followAccountLanguage, followDeviceLanguage } from '../lib/i18n';
 import { clearStorage, dropDrafts, getToken, setToken, TOKEN_KEY } from '../lib/storage';
 
 interface SessionState {
@@ -215,6 +215,7 @@ export const useSession = create<SessionState>()((set, get) => ({
     // Revoke on the server while the token is still attached; the local sign-out does not wait.
     if (hadToken && !options.alreadyRevoked) api.logout().catch(() => undefined);
     clearStorage(options);
+    followDeviceLanguage();
     session += 1;
     beforeSignOut = null;
     cancelUserRetry();

@@ -111,6 +111,34 @@ describe('language', () => {
     me.mockRestore();
   });
 
+  it('goes with the account at sign-out: the next person on a shared phone gets the device’s language, not the last account’s', async () => {
+    await initLanguage();
+    const me = vi.spyOn(api, 'me').mockResolvedValue(currentUser({ language: 'en' }));
+    useSession.getState().signIn('token');
+    await useSession.getState().loadUser();
+    await vi.waitFor(() => expect(useLanguage.getState().language).toBe('en'));
+    // None was chosen on the phone: English came from the account only, and leaves with it, now and at the next opening.
+    useSession.getState().signOut({ alreadyRevoked: true });
+    await vi.waitFor(() => expect(document.documentElement.lang).toBe('es'));
+    expect(useLanguage.getState().language).toBe('es');
+    await initLanguage();
+    expect(useLanguage.getState().language).toBe('es');
+    me.mockRestore();
+  });
+
+  it('keeps the language chosen on the device through a sign-out, whatever the account’s', async () => {
+    localStorage.setItem('language_code', 'en');
+    await initLanguage();
+    const me = vi.spyOn(api, 'me').mockResolvedValue(currentUser({ language: 'es' }));
+    useSession.getState().signIn('token');
+    await useSession.getState().loadUser();
+    useSession.getState().signOut({ alreadyRevoked: true });
+    expect(useLanguage.getState().language).toBe('en');
+    await initLanguage();
+    expect(useLanguage.getState().language).toBe('en');
+    me.mockRestore();
+  });
+
   it('loads a part in the reader\'s language only, and a switch shows the new one once its copy is there', async () => {
     await initLanguage();
     const shown: string[] = [];
