@@ -8,10 +8,16 @@ import type { RealtimeServer } from './types';
 /** How long a cluster-wide "is this user still connected anywhere?" may take. */
 const FETCH_SOCKETS_TIMEOUT_MS = 1000;
 
+/** How soon a user whose last socket here closed is looked for again when the cluster could not say where they are. */
+const LOOK_AGAIN_MS = 2000;
+
 /**
  * Online/offline, told only to the user's matches. A user is online while any socket of theirs is open
  * on any instance: the first local socket announces "online" (a repeat is harmless), and the last local
- * one announces "offline" only after the cluster confirms no other instance holds one.
+ * one announces "offline" only after the cluster confirms no other instance holds one. While the cluster
+ * cannot say (Redis away, an instance slow to answer), the user stays as they were and is looked for
+ * again a moment later: said offline on this instance's word alone, a user still connected to another
+ * would go offline and come back for their matches.
  */
 export function createPresence(app: FastifyInstance, io: RealtimeServer) {
   const localSockets = new Map<number, number>();
@@ -22,6 +28,9 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
    * partners would show the wrong one until the next change.
    */
   const inTurn = turnsByKey<number>();
+  /** The users to look for again, once the cluster may answer (`lookAgainLater`). */
+  const lookingAgain = new Map<number, ReturnType<typeof setTimeout>>();
+  let closed = false;
 
   async function announce(userId: number, online: boolean) {
     const partners = await listPartnerIds(app.db, userId);
@@ -47,6 +56,43 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
       for (const id of userIds) if (localSockets.has(id)) online.add(id);
       return online;
     }
+  }
+
+  /**
+   * The user's last socket here has closed: says them offline once the cluster confirms that no instance
+   * holds a socket of theirs. While it cannot tell, they stay as they were, and are looked for again.
+   */
+  async function sayOfflineUnlessConnected(userId: number, lookedBefore: boolean) {
+    // A new local socket may have arrived while the announcements before this one went out.
+    if (localSockets.has(userId)) return;
+    let stillOnline: Set<number>;
+    try {
+      stillOnline = await connectedInCluster([userId]);
+    } catch (error) {
+      // Once a user, at warn: during a Redis outage every user who leaves is looked for again and again.
+      app.log[lookedBefore ? 'debug' : 'warn']({ err: error, userId }, 'presence: cluster lookup failed, looking again before saying offline');
+      lookAgainLater(userId);
+      return;
+    }
+    // Or while the cluster was asked.
+    if (stillOnline.has(userId) || localSockets.has(userId)) return;
+    await announce(userId, false);
+    // A socket of theirs that finished its handshake on another instance after the cluster answered
+    // (a page reloaded onto it) has said online there, maybe ahead of this offline. Asked again,
+    // after it went out, such a socket is found, and online said after it.
+    if ((await connectedAnywhere([userId])).has(userId)) await announce(userId, true);
+  }
+
+  function lookAgainLater(userId: number) {
+    if (closed || lookingAgain.has(userId)) return;
+    const timer = setTimeout(() => {
+      lookingAgain.delete(userId);
+      inTurn(userId, () => sayOfflineUnlessConnected(userId, true)).catch((error: unknown) =>
+        app.log.error({ err: error, userId }, 'presence: could not say a user offline'),
+      );
+    }, LOOK_AGAIN_MS);
+    timer.unref();
+    lookingAgain.set(userId, timer);
   }
 
   /** Says each user online or offline, in the user's turn, if this instance's sockets still agree. */
@@ -85,18 +131,7 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
         return;
       }
       localSockets.delete(userId);
-      await inTurn(userId, async () => {
-        // A new local socket may have arrived while the announcements before this one went out.
-        if (localSockets.has(userId)) return;
-        const stillOnline = await connectedAnywhere([userId]);
-        // Or while the cluster was asked.
-        if (stillOnline.has(userId) || localSockets.has(userId)) return;
-        await announce(userId, false);
-        // A socket of theirs that finished its handshake on another instance after the cluster answered
-        // (a page reloaded onto it) has said online there, maybe ahead of this offline. Asked again,
-        // after it went out, such a socket is found, and online said after it.
-        if ((await connectedAnywhere([userId])).has(userId)) await announce(userId, true);
-      });
+      await inTurn(userId, () => sayOfflineUnlessConnected(userId, false));
     },
 
     /** Which of the user's matches are connected right now. */
@@ -108,6 +143,9 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
 
     /** Off the presence roll, once the sockets' disconnects have said their users offline. */
     async close() {
+      closed = true;
+      for (const timer of lookingAgain.values()) clearTimeout(timer);
+      lookingAgain.clear();
       await roll?.close();
     },
   };

@@ -343,3 +343,69 @@ describe.skipIf(!ready)('presence when a phone moves to the other instance', () 
     await lastOnline;
   });
 });
+
+describe.skipIf(!ready)('presence while the instance holding a user\'s other socket is slow to answer', () => {
+  let oneLink: Awaited<ReturnType<typeof tcpProxy>>;
+  let twoLink: Awaited<ReturnType<typeof tcpProxy>>;
+  let cluster: TwoInstances;
+  const sockets = socketsClosedAfterEach();
+  /** Each sees what instance one sends Redis. */
+  const watchers = new Set<(sent: string) => void>();
+
+  beforeAll(async () => {
+    // Each instance reaches Redis through a link of its own: the test reads what instance one asks, and
+    // holds what instance two hears (it hears nothing meanwhile, so it cannot answer).
+    oneLink = await tcpProxy(REDIS_URL, { onClientData: (chunk) => watchers.forEach((watch) => watch(chunk.toString('latin1'))) });
+    twoLink = await tcpProxy(REDIS_URL);
+    cluster = await startTwoInstances({ redisUrl: oneLink.url, redisUrlOfTwo: twoLink.url });
+  });
+  afterAll(async () => {
+    await cluster?.close();
+    await Promise.all([oneLink?.close(), twoLink?.close()]);
+  });
+
+  /** Resolves once instance one has asked the others `times` times whether they hold a socket of this user. */
+  function oneAskedWhereIs(userId: number, times: number) {
+    return new Promise<void>((resolve) => {
+      let asked = 0;
+      // The adapter's fetchSockets question (its message type 7), published for the other instances to answer.
+      const watch = (sent: string) => {
+        if (!sent.includes('SPUBLISH') || !sent.includes('"type":7') || !sent.includes(`"rooms":["${rooms.user(userId)}"]`)) return;
+        if (++asked < times) return;
+        watchers.delete(watch);
+        resolve();
+      };
+      watchers.add(watch);
+    });
+  }
+
+  it('keeps a user online, and looks again, when the cluster does not say in time where their other socket is', async () => {
+    const { one, two } = cluster;
+    const { a, b } = await makePair(one);
+    const bSocket = await sockets.connect(one.url, b.token);
+    // Each of her sockets' "online" heard by Ben before what follows.
+    const onlineFrom = async (server: TestServer) => {
+      const online = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && p.online);
+      const socket = await sockets.connect(server.url, a.token);
+      await online;
+      return socket;
+    };
+    const aOnOne = await onlineFrom(one);
+    const aOnTwo = await onlineFrom(two);
+    const bEvents = record(bSocket);
+
+    // Ana's tab on instance one closes while instance two, which holds her phone, cannot answer: the
+    // question times out. Asked again, it answers.
+    const askedTwice = oneAskedWhereIs(a.id, 2);
+    const resume = twoLink.pauseReplies();
+    aOnOne.close();
+    await askedTwice;
+    resume();
+
+    // Barrier: her phone closes too, and Ben hears that she is offline, once.
+    const offline = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && !p.online);
+    aOnTwo.close();
+    await offline;
+    expect(bEvents.filter((e) => e.event === 'presence')).toEqual([{ event: 'presence', payload: { user_id: a.id, online: false } }]);
+  });
+});
