@@ -10,6 +10,7 @@ import { createHandlers } from './handlers';
 import { createPresence } from './presence';
 import { inFlight, settledWithin, turnsByKey } from '../lib/turns';
 import { createRedisFanout } from './redis';
+import { movedElsewhere } from './attendance';
 import { revokedElsewhere } from './revocation';
 import { answerRefusalsInEnvelope, refuseUpgradesElsewhere } from './refusals';
 import type { Publish, RealtimeServer, RealtimeSocket } from './types';
@@ -172,13 +173,21 @@ export default fp(
       io,
       db: app.db,
       log: app.log,
-      broadcast: fanout ? (move) => io.serverSideEmit('event:moved', move) : null,
+      broadcast: fanout
+        ? (move) =>
+            movedElsewhere(io, move).catch((error: unknown) => {
+              app.log.warn({ err: error }, 'a move was not confirmed by every instance: theirs follows when they hear of it');
+            })
+        : null,
+      subscribed: fanout ? (room) => fanout.subscribed(room) : null,
       countIntervalMs: app.config.eventCountIntervalMs,
       refreshIntervalMs: app.config.deckRefreshIntervalMs,
       deckRefreshFetchesPerSecond: app.config.deckRefreshFetchesPerSecond,
     });
     app.decorate('eventLive', eventLive);
-    io.on('event:moved', (move) => eventLive.movedElsewhere(move));
+    io.on('event:moved', (move, done) => {
+      void eventLive.movedElsewhere(move).then(() => done?.());
+    });
 
     // A logout ends the token's sockets at once, on every instance; the token-sweep job is the net for
     // news lost while Redis was away.

@@ -30,8 +30,11 @@ export interface InterServerEvents {
    * (`done`, when the sender waits for it).
    */
   'token:revoked': (tokenHash: string, done?: () => void) => void;
-  /** A user checked in or left on the sending instance: their sockets here follow, and the counts are told. */
-  'event:moved': (move: AttendanceMove) => void;
+  /**
+   * A user checked in or left on the sending instance: their sockets here follow, and the counts are
+   * told; then say so (`done`, when the sender waits for it).
+   */
+  'event:moved': (move: AttendanceMove, done?: () => void) => void;
 }
 
 /**

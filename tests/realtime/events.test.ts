@@ -16,6 +16,7 @@ import { backends, serverPerSuite, startTwoInstances, type TestServer, type TwoI
 import { freePort } from '../helpers/ports';
 import { hasPostgres, hasRedis, hasRedisServerBinary, ownRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
+import { tcpProxy } from '../helpers/tcp-proxy';
 
 /** Every `event:count` and `deck:refresh` a socket receives, with when it arrived. */
 function timeline(socket: ClientSocket) {
@@ -151,7 +152,10 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     const live = server.app.eventLive;
     const checkedIn = live.checkedIn;
     let heldMove = () => {};
-    live.checkedIn = (...move) => (heldMove = () => checkedIn(...move));
+    live.checkedIn = (...move) => {
+      heldMove = () => void checkedIn(...move);
+      return Promise.resolve();
+    };
     try {
       await checkIn(server, ana, second.code);
     } finally {
@@ -679,6 +683,38 @@ describe.skipIf(!clusterReady)('event rooms across two instances over Redis', ()
       expectCoalesced(timelineOf.counts.map((c) => c.at), COUNT_INTERVAL_MS, elapsed);
     }
     for (const timelineOf of seen.slice(0, 3)) expectCoalesced(timelineOf.refreshes, REFRESH_INTERVAL_MS, elapsed);
+  });
+});
+
+describe.skipIf(!clusterReady)('a check-in on one instance, for a phone on another that hears Redis late', () => {
+  let slowLink: Awaited<ReturnType<typeof tcpProxy>>;
+  let cluster: TwoInstances;
+  const sockets = socketsClosedAfterEach();
+  beforeAll(async () => {
+    // Instance two hears Redis 150 ms late: a move told to it reaches it well after the check-in that made it committed.
+    slowLink = await tcpProxy(REDIS_URL, { replyDelayMs: 150 });
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL, redisUrlOfTwo: slowLink.url, config: intervals });
+  });
+  afterAll(async () => {
+    await cluster?.close();
+    await slowLink?.close();
+  });
+
+  it('is answered once her phone there is in the room, and the organizer\'s change right after reaches it', async () => {
+    const { one, two } = cluster;
+    const organizer = await makeUser(one);
+    const event = await makeEvent(one, organizer);
+    const ana = await makeUser(one);
+    const anaOnTwo = await sockets.connect(two.url, ana.token);
+    const socket = [...two.app.io.of('/').sockets.values()].find((s) => s.data.user.id === ana.id)!;
+    const counted = waitFor(anaOnTwo, 'event:count', (p) => p.event_id === event.id && p.count === 1);
+
+    await checkIn(one, ana, event.code);
+    expect(socket.rooms.has(rooms.event(event.id))).toBe(true);
+    const renamed = waitFor(anaOnTwo, 'event:changed', (p) => p.event.id === event.id);
+    expect((await client(one.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
+    expect((await renamed).event.name).toBe('Late party');
+    await counted;
   });
 });
 

@@ -26,8 +26,13 @@ import { attendeeCount, currentEventIdOfUser } from './service';
  * one window, and a leaver leaves every deck within one window too.
  */
 export interface EventLive {
-  /** After the check-in committed: the user's sockets move to the event's room, and both counts are told. */
-  checkedIn(userId: number, eventId: number, previousEventId: number | null): void;
+  /**
+   * After the check-in committed: the user's sockets move to the event's room, and both counts are told.
+   * Resolves once their sockets on every instance (each that answers within a moment) are in the room
+   * and hear what is published to it: answered before, the phone that checked in could have the
+   * organizer's next change sent while a phone of theirs on another instance was not there to hear it.
+   */
+  checkedIn(userId: number, eventId: number, previousEventId: number | null): Promise<void>;
   /** After the leave committed: the user's sockets leave the event's room, which is told the count and to refresh its decks. */
   left(userId: number, eventId: number): void;
   /**
@@ -50,8 +55,11 @@ export interface EventLive {
   watch(socket: RealtimeSocket, eventId: number): Promise<void>;
   /** The host screen closed: out of the room, unless its user is checked in there. */
   unwatch(socket: RealtimeSocket, eventId: number): Promise<void>;
-  /** A move announced by another instance: applied, then this instance's sockets of the user put where they are now. */
-  movedElsewhere(move: AttendanceMove): void;
+  /**
+   * A move announced by another instance: applied, then this instance's sockets of the user put where
+   * they are now. Resolves once they hear what is published to the room they joined.
+   */
+  movedElsewhere(move: AttendanceMove): Promise<void>;
   /**
    * Redis is back: the moves other instances announced while it was away never came, so every user
    * with a socket here is put where they are now (`sync` tells their phones to read it again).
@@ -88,8 +96,16 @@ export function createEventLive(options: {
   io: RealtimeServer;
   db: Db;
   log: FastifyBaseLogger;
-  /** Tells the other instances (through Redis); null when this instance is alone. */
-  broadcast: ((move: AttendanceMove) => void) | null;
+  /**
+   * Tells the other instances (through Redis), and resolves once each has applied the move (or could not
+   * say so in time; it never rejects); null when this instance is alone.
+   */
+  broadcast: ((move: AttendanceMove) => Promise<void>) | null;
+  /**
+   * Resolves once this instance hears what other instances publish to a room its sockets joined (its
+   * Redis subscription confirmed); null when this instance is alone.
+   */
+  subscribed: ((room: string) => Promise<void>) | null;
   /** The least time between two counts to one event's room, and between two of its refreshes (at a small event). */
   countIntervalMs: number;
   refreshIntervalMs: number;
@@ -170,16 +186,22 @@ export function createEventLive(options: {
   /**
    * This instance's sockets of the user follow the move, and the reads of their event in flight learn
    * of it, in one step: every instance applies each move itself, so no read answered before the move
-   * can put a socket back in a room the user has left.
+   * can put a socket back in a room the user has left. Resolves once the room they joined is heard
+   * from every instance.
    */
-  function applyMove({ userId, from, to }: AttendanceMove) {
+  async function applyMove({ userId, from, to }: AttendanceMove) {
     const sockets = io.local.in(rooms.user(userId));
     // Not a host screen of theirs (the organizer at their own event): it stays in the room.
     if (from !== null) sockets.except(rooms.eventHost(from)).socketsLeave(rooms.event(from));
     if (to !== null) sockets.socketsJoin(rooms.event(to));
     for (const read of reads.get(userId) ?? []) read.moved = true;
     if (from !== null) changedHere(from);
-    if (to !== null) changedHere(to);
+    if (to === null) return;
+    // The count makes the user's other phones read the event: read before this instance hears its
+    // room, a change the organizer made meanwhile on another instance would reach neither the read
+    // nor the phone.
+    await options.subscribed?.(rooms.event(to));
+    changedHere(to);
   }
 
   /**
@@ -255,15 +277,19 @@ export function createEventLive(options: {
     }
   }
 
-  /** The move applied here, then the user's sockets here put where they are now, whichever move came last. */
+  /**
+   * The move applied here, then the user's sockets here put where they are now, whichever move came
+   * last. Resolves once the move's room is heard here.
+   */
   function followMove(move: AttendanceMove) {
-    applyMove(move);
+    const applied = applyMove(move);
     settle(move.userId).catch((error: unknown) => log.warn({ err: error, userId: move.userId }, 'could not settle the event rooms of a user'));
+    return applied;
   }
 
-  function moved(move: AttendanceMove) {
-    followMove(move);
-    options.broadcast?.(move);
+  /** Resolves once the move is applied here and on every other instance that answered in time. */
+  async function moved(move: AttendanceMove) {
+    await Promise.all([followMove(move), options.broadcast?.(move)]);
   }
 
   const sweep = setInterval(() => {
@@ -279,10 +305,10 @@ export function createEventLive(options: {
     checkedIn(userId, eventId, previousEventId) {
       // The user's other phones hear of it by the event's own news (`event:count`) in its room, and
       // read again where they are. Not `sync`: at the doors, every phone would catch up twice.
-      moved({ userId, from: previousEventId, to: eventId });
+      return moved({ userId, from: previousEventId, to: eventId });
     },
     left(userId, eventId) {
-      moved({ userId, from: eventId, to: null });
+      void moved({ userId, from: eventId, to: null });
       // The user's other phones and tabs are out of its room now and would hear nothing more of it:
       // they read again where they are (`sync`), instead of showing the event they last knew.
       io.to(rooms.user(userId)).emit('sync');

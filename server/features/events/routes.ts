@@ -116,8 +116,9 @@ const eventRoutes: FastifyPluginAsyncZod = async (app) => {
       async (request) => {
         const userId = currentUser(request).id;
         const outcome = await checkIn(app.db, app.sealer, userId, request.params.event, request.body ?? {});
-        // Committed: now the user's sockets join the room and the attendees hear of it.
-        if (outcome.changed) app.eventLive.checkedIn(userId, outcome.event.id, outcome.previousEventId);
+        // Committed: now the user's sockets join the room and the attendees hear of it. Answered once
+        // their sockets on every instance are there, so that what the room is told next reaches them all.
+        if (outcome.changed) await app.eventLive.checkedIn(userId, outcome.event.id, outcome.previousEventId);
         return { event: presentEvent(outcome.event) };
       },
     );
