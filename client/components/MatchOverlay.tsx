@@ -1,6 +1,7 @@
 import { type MouseEvent, useEffect, useRef } from 'react';
 import { Link } from 'wouter';
 import { useBackCloses } from '../lib/back-closes';
+import { SWIPE_CARD } from '../lib/deck-card';
 import { useT, useTi } from '../lib/i18n';
 import { useDeck } from '../stores/deck';
 import { useSession } from '../stores/session';
@@ -64,7 +65,7 @@ export function MatchOverlay() {
       document.removeEventListener('keydown', onKey);
       // Gone meanwhile (the deck's card decided, on its way out as the match came): the card that
       // came up in its place, not <body>, from which the next Tab starts over from the top.
-      (before?.isConnected ? before : document.querySelector<HTMLElement>('[data-testid="swipe-card"]'))?.focus();
+      (before?.isConnected ? before : document.querySelector<HTMLElement>(SWIPE_CARD))?.focus();
     };
   }, [shown, hide, hold]);
   if (!match) return null;

@@ -20,6 +20,7 @@ vi.mock('../../client/lib/api-app', () => ({ api }));
 
 const { Home } = await import('../../client/pages/app/Home');
 const { MatchOverlay } = await import('../../client/components/MatchOverlay');
+const { SWIPE_CARD } = await import('../../client/lib/deck-card');
 const { initLanguage } = await import('../../client/lib/i18n');
 await import('../../client/lib/messages-app');
 const { useDeck } = await import('../../client/stores/deck');
@@ -99,6 +100,11 @@ describe('the deck’s arrow keys', () => {
 });
 
 describe('the keyboard’s place after a decision', () => {
+  it('knows the deck’s card on top by one selector, the deck’s and the match overlay’s: not the card behind it', () => {
+    expect(document.querySelector('.swipe-card-next')).not.toBeNull();
+    expect([...document.querySelectorAll(SWIPE_CARD)]).toEqual([screen.getByTestId('swipe-card')]);
+  });
+
   it('moves to the next card when the card it was on leaves', () => {
     expect(arrow('ArrowRight', screen.getByTestId('swipe-card'))).toBe(true);
     expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('3');

@@ -9,6 +9,7 @@ import { TAP_THROUGH_MS } from '../../components/MatchOverlay';
 import { SwipeCard } from '../../components/SwipeCard';
 import { TryAgain } from '../../components/Waiting';
 import { useEventStatus } from '../../lib/event-status';
+import { SWIPE_CARD } from '../../lib/deck-card';
 import { isolatedText, useT, useTiText } from '../../lib/i18n';
 import { useConnection } from '../../lib/socket';
 import { refreshWhenVisible } from '../../lib/when-visible';
@@ -231,7 +232,7 @@ function useDeckFocusKept(onTop: number | undefined) {
   useLayoutEffect(() => {
     const gone = focused.current;
     if (!gone || gone.isConnected || document.activeElement !== document.body) return;
-    const places = ['[data-testid="swipe-card"]', '.deck-empty'];
+    const places = [SWIPE_CARD, '.deck-empty'];
     if (gone.matches('.round-btn')) places.unshift('.deck .round-btn-undo');
     places.map((place) => document.querySelector<HTMLElement>(place)).find(Boolean)?.focus();
   }, [onTop]);
