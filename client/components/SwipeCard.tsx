@@ -4,7 +4,7 @@ import { useEffect, useRef } from 'react';
 import { SWIPE_EXIT_MS } from '../../shared/constants';
 import type { DeckCard } from '../../shared/schemas/users';
 import { cardOpacityFor, decisionFor, likeStampOpacityFor, nopeStampOpacityFor, rotationFor, type SwipeDecision } from '../lib/gestures';
-import { useT, useTi } from '../lib/i18n';
+import { useT } from '../lib/i18n';
 import { usePhotoOrAvatar } from './Avatar';
 import { lessMotion } from '../lib/motion';
 
@@ -28,7 +28,6 @@ interface Props {
  */
 export function SwipeCard({ card, exitOffset, onDecide, onOpen, settled = false, covered = false }: Props) {
   const t = useT();
-  const ti = useTi();
   const [{ x, y }, spring] = useSpring(() => ({ x: 0, y: 0 }));
   const photo = usePhotoOrAvatar(card.name, card.image);
   // Whether the deck was covered since the drag began: a finger held on the card behind a match that
@@ -65,7 +64,8 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen, settled = false,
   );
 
   return (
-    // Named by what it shows, then what it does: whoever steers by voice can say the name they see.
+    // Named by what it shows, then what it does: whoever steers by voice can say the name they see. The
+    // name is said once, from the heading: what it does names no one again.
     <animated.div
       {...bind()}
       className="swipe-card"
@@ -95,7 +95,7 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen, settled = false,
         </h2>
         <p dir="auto">{card.bio}</p>
       </div>
-      <span className="sr-only">{ti('deck.openProfile', { name: card.name })}</span>
+      <span className="sr-only">{t('deck.openCard')}</span>
     </animated.div>
   );
 }

@@ -55,6 +55,7 @@ export const enApp = {
   'deck.stamp.nope': 'NOPE',
   'deck.age': '{age}',
   'deck.openProfile': 'Open the profile of {name}',
+  'deck.openCard': 'Open the profile',
   'deck.hint': 'Drag right to like, left to dislike.',
   'deck.hintKeys': 'Arrow keys work too.',
   'deck.decided.like': 'You liked {name}.',

@@ -56,6 +56,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'deck.stamp.nope': 'NO',
   'deck.age': '{age}',
   'deck.openProfile': 'Abrir el perfil de {name}',
+  'deck.openCard': 'Abrir el perfil',
   'deck.hint': 'Arrastra a la derecha para dar like y a la izquierda para decir que no.',
   'deck.hintKeys': 'También con las flechas.',
   'deck.decided.like': 'Has dado like a {name}.',

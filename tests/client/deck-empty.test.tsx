@@ -149,6 +149,14 @@ describe('a deck with cards, to a screen reader', () => {
     expect(now.textContent).toBe('Cleo, 27');
   });
 
+  it('says the name on the card once as it gets the focus, with the age, the bio and what it does', async () => {
+    useEvents.setState({ current: null });
+    api.deck.mockResolvedValue({ results: [{ ...card(1, 'Ana', 29), bio: 'Salsa and sea' }], next: null });
+    renderDeck();
+    await screen.findByTestId('swipe-card');
+    expect(screen.getByRole('button', { name: `Ana 29 Salsa and sea ${enApp['deck.openCard']}` })).toBe(screen.getByTestId('swipe-card'));
+  });
+
   it('keeps a right-to-left name to its own direction in what it says (an isolate: the words are text)', async () => {
     useEvents.setState({ current: null });
     api.deck.mockResolvedValue({ results: [card(1, 'مريم 2!', 29), card(2, 'שירה 7', 31)], next: null });
