@@ -38,7 +38,8 @@ async function emptyDeckSays(event: PublicEvent | null): Promise<string | null> 
     if (!empty) throw new Error('the deck has not come back empty yet');
     return empty;
   });
-  expect(said.getAttribute('role')).toBe('status');
+  // Read out by the deck's live region, the visible words' twin.
+  expect(screen.getByTestId('deck-now').textContent).toBe(said.textContent);
   return said.textContent;
 }
 
@@ -87,6 +88,23 @@ describe('an empty deck', () => {
   it('at an event that has ended: nobody new will come', async () => {
     const ended = { status: 'after', starts_at: new Date(Date.now() - 6 * hour).toISOString(), ends_at: new Date(Date.now() - hour).toISOString() } as const;
     expect(await emptyDeckSays(publicEvent({ attendee_count: 12, ...ended }))).toBe(enApp['deck.emptyAtEndedEvent']);
+  });
+});
+
+describe('a deck that empties, to a screen reader', () => {
+  it('says its words in a live region that was there before the last card left (one put in with its words is not read out)', async () => {
+    useEvents.setState({ current: null });
+    api.deck.mockResolvedValueOnce({ results: [{ id: 1, name: 'Ana', age: 29, bio: '', image: null }], next: null });
+    api.react.mockResolvedValue({ match: false, conversation_id: null });
+    renderDeck();
+    await screen.findByTestId('swipe-card');
+    const liveRegions = () => [...document.querySelectorAll('[aria-live], [role=status], [role=alert], [role=log]')];
+    const before = liveRegions();
+    act(() => screen.getByRole('button', { name: enApp['deck.dislike'] }).click());
+    await waitFor(() => expect(document.querySelector('.deck-empty')).not.toBeNull());
+    const saying = liveRegions().filter((region) => region.textContent?.includes(enApp['deck.empty']));
+    expect(saying).toHaveLength(1);
+    expect(before).toContain(saying[0]);
   });
 });
 

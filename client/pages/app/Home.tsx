@@ -1,4 +1,4 @@
-import { type MouseEvent, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { type MouseEvent, type ReactNode, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { useShallow } from 'zustand/react/shallow';
 import type { Reaction } from '../../../shared/constants';
@@ -124,22 +124,19 @@ export function Home() {
 
   if (queue === null || joining) {
     return (
-      <section className="deck">
-        <DeckHeading />
-        <EventBar />
+      <DeckPage className="deck" news="">
         <p className="center-text muted" role="status">
           {t('deck.loading')}
         </p>
-      </section>
+      </DeckPage>
     );
   }
   if (!current) {
     const says = offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? emptyAtEvent : 'deck.empty';
     return (
-      <section className="deck-empty-page">
-        <DeckHeading />
-        <EventBar />
-        <p className="center-text muted deck-empty" role="status" tabIndex={-1}>
+      // Its words are said by the deck's news, there before the deck emptied; here, the focus can rest on them.
+      <DeckPage className="deck-empty-page" news={t(says)}>
+        <p className="center-text muted deck-empty" tabIndex={-1}>
           {t(says)}
         </p>
         {(offline || failed) && <TryAgain onRetry={() => void load()} />}
@@ -156,17 +153,18 @@ export function Home() {
         </div>
         <UndoUpsell />
         <DeckPlanNotice />
-      </section>
+      </DeckPage>
     );
   }
 
   // While a card leaves, its buttons say they are unavailable but stay focusable (the store ignores a
   // second decision): a disabled button would drop a keyboard user's focus to the page after each press.
   const busy = exiting !== null;
+  // Who is on the card now, said once it is there, after the decision that brought them up: the
+  // buttons keep the focus as the cards change.
+  const news = exiting ? '' : `${decided?.on === current.id ? `${tiText(`deck.decided.${decided.action}`, { name: decided.name })} ` : ''}${isolatedText(current.name)}, ${current.age}`;
   return (
-    <section className="deck">
-      <DeckHeading />
-      <EventBar />
+    <DeckPage className="deck" news={news}>
       <div className="deck-stack">
         {queue[0] && <div className="swipe-card swipe-card-next" aria-hidden="true" style={{ backgroundImage: queue[0].image ? `url("${queue[0].image}")` : undefined }} />}
         <SwipeCard
@@ -181,11 +179,6 @@ export function Home() {
         <UndoUpsell floating />
       </div>
       <DeckPlanNotice />
-      {/* Who is on the card now, said once it is there, after the decision that brought them up: the
-          buttons keep the focus as the cards change. */}
-      <p className="sr-only" aria-live="polite" data-testid="deck-now">
-        {exiting ? '' : `${decided?.on === current.id ? `${tiText(`deck.decided.${decided.action}`, { name: decided.name })} ` : ''}${isolatedText(current.name)}, ${current.age}`}
-      </p>
       <p className="deck-hint muted">
         {t('deck.hint')} <span className="deck-hint-keys">{t('deck.hintKeys')}</span>
       </p>
@@ -207,7 +200,7 @@ export function Home() {
           <HeartIcon />
         </button>
       </div>
-    </section>
+    </DeckPage>
   );
 }
 
@@ -238,8 +231,22 @@ function useDeckFocusKept(onTop: number | undefined) {
   }, [onTop]);
 }
 
-/** The page's heading for screen readers: the deck's card fills the screen where a title would go. */
-function DeckHeading() {
+/**
+ * The deck's page as it loads, fills and empties: one page throughout, so that its live region of
+ * news stays the same element. A live region put in with its words is not read out, as a deck that
+ * empties would be if its words came in a new one.
+ */
+function DeckPage({ className, news, children }: { className: string; news: string; children: ReactNode }) {
   const t = useT();
-  return <h1 className="sr-only">{t('app.nav.home')}</h1>;
+  return (
+    <section className={className}>
+      {/* The page's heading for screen readers: the deck's card fills the screen where a title would go. */}
+      <h1 className="sr-only">{t('app.nav.home')}</h1>
+      <EventBar />
+      <p className="sr-only" aria-live="polite" data-testid="deck-now">
+        {news}
+      </p>
+      {children}
+    </section>
+  );
 }
