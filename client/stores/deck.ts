@@ -28,8 +28,11 @@ interface DeckState {
   exiting: { id: number; offset: number } | null;
   /** The card on its way out whose decision did not count (`restore`): the exit brings it back, not the next card. */
   returning: number | null;
-  /** The decision on the card that left last: the deck says it with the one that came up in its place (`on`), only. */
-  decided: { on: number; name: string; action: Reaction } | null;
+  /**
+   * The decision on the card that left last: the deck says it with the one that came up in its place
+   * (`on`), only, or with its empty deck's words (`on` null) when it was the last card.
+   */
+  decided: { on: number | null; name: string; action: Reaction } | null;
   match: MatchOverlay | null;
   /** Matches made while another's overlay showed: theirs show next, in turn. */
   matchesWaiting: MatchOverlay[];
@@ -352,7 +355,7 @@ export const useDeck = create<DeckState>()((set, get) => {
         }
         const queue = get().queue ?? [];
         const [next = null, ...rest] = queue;
-        set({ current: next, queue: rest, exiting: null, returning: null, decided: next && { on: next.id, name: current.name, action } });
+        set({ current: next, queue: rest, exiting: null, returning: null, decided: { on: next?.id ?? null, name: current.name, action } });
         // Fetched before the queue runs dry, so that the empty deck never flashes between pages.
         if (!next) void get().load();
         else if (rest.length <= DECK_REFILL_AT) void get().refill();
@@ -370,7 +373,8 @@ export const useDeck = create<DeckState>()((set, get) => {
       if (exiting?.id === id) return;
       if (current?.id === id) {
         const [next = null, ...rest] = queue ?? [];
-        set({ current: next, queue: rest });
+        // Gone with no decision here: one made before is not said with the deck this leaves.
+        set({ current: next, queue: rest, decided: null });
         return;
       }
       if (queue) set({ queue: queue.filter((card) => card.id !== id) });

@@ -106,6 +106,44 @@ describe('a deck that empties, to a screen reader', () => {
     expect(saying).toHaveLength(1);
     expect(before).toContain(saying[0]);
   });
+
+  it('says the decision on the last card before its words, as it says one on any other', async () => {
+    useEvents.setState({ current: null });
+    api.deck.mockResolvedValueOnce({ results: [{ id: 1, name: 'Ana', age: 29, bio: '', image: null }], next: null });
+    api.react.mockResolvedValue({ match: false, conversation_id: null });
+    renderDeck();
+    const now = await screen.findByTestId('deck-now');
+    act(() => screen.getByRole('button', { name: enApp['deck.skip'] }).click());
+    await waitFor(() => expect(now.textContent).toBe(`You skipped Ana. ${enApp['deck.empty']}`));
+    expect(document.querySelector('.deck-empty')?.textContent).toBe(enApp['deck.empty']);
+  });
+
+  it('says it in Spanish, after an arrow key on the card', async () => {
+    localStorage.setItem('language_code', 'es');
+    await initLanguage();
+    useEvents.setState({ current: null });
+    api.deck.mockResolvedValueOnce({ results: [{ id: 1, name: 'Ana', age: 29, bio: '', image: null }], next: null });
+    api.react.mockResolvedValue({ match: false, conversation_id: null });
+    renderDeck();
+    const now = await screen.findByTestId('deck-now');
+    const card = screen.getByTestId('swipe-card');
+    card.focus();
+    act(() => void card.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true })));
+    await waitFor(() => expect(now.textContent).toBe(`Has dado like a Ana. ${esApp['deck.empty']}`));
+  });
+
+  it('does not say a decision made before, when the card that followed it is taken away and the deck empties', async () => {
+    useEvents.setState({ current: null });
+    api.deck.mockResolvedValueOnce({ results: [{ id: 1, name: 'Ana', age: 29, bio: '', image: null }, { id: 2, name: 'Ben', age: 31, bio: '', image: null }], next: null });
+    api.react.mockResolvedValue({ match: false, conversation_id: null });
+    renderDeck();
+    const now = await screen.findByTestId('deck-now');
+    act(() => screen.getByRole('button', { name: enApp['deck.dislike'] }).click());
+    await waitFor(() => expect(now.textContent).toBe('You disliked Ana. Ben, 31'));
+    // Ben answered on another phone (or blocked): gone with no decision here.
+    act(() => useDeck.getState().forget(2));
+    expect(now.textContent).toBe(enApp['deck.empty']);
+  });
 });
 
 describe('an empty deck at the lapse of the attendance (the after-party over)', () => {

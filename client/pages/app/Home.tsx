@@ -29,6 +29,8 @@ export function Home() {
   const load = useDeck((state) => state.load);
   const matchShown = useDeck((state) => state.match !== null);
   const decided = useDeck((state) => state.decided);
+  /** The decision that brought up what is on top now (`on`: its card, or null for the deck it emptied), said first. */
+  const decisionBefore = (on: number | null) => (decided?.on === on ? `${tiText(`deck.decided.${decided.action}`, { name: decided.name })} ` : '');
   const act = useDecide();
   const likesSpent = usePlan((state) => outOfLikes(state.allowance));
   const loadAllowance = usePlan((state) => state.loadAllowance);
@@ -134,8 +136,9 @@ export function Home() {
   if (!current) {
     const says = offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? emptyAtEvent : 'deck.empty';
     return (
-      // Its words are said by the deck's news, there before the deck emptied; here, the focus can rest on them.
-      <DeckPage className="deck-empty-page" news={t(says)}>
+      // Its words are said by the deck's news, there before the deck emptied (after the decision on the
+      // last card, as with any other); here, the focus can rest on them.
+      <DeckPage className="deck-empty-page" news={`${decisionBefore(null)}${t(says)}`}>
         <p className="center-text muted deck-empty" tabIndex={-1}>
           {t(says)}
         </p>
@@ -162,7 +165,7 @@ export function Home() {
   const busy = exiting !== null;
   // Who is on the card now, said once it is there, after the decision that brought them up: the
   // buttons keep the focus as the cards change.
-  const news = exiting ? '' : `${decided?.on === current.id ? `${tiText(`deck.decided.${decided.action}`, { name: decided.name })} ` : ''}${isolatedText(current.name)}, ${current.age}`;
+  const news = exiting ? '' : `${decisionBefore(current.id)}${isolatedText(current.name)}, ${current.age}`;
   return (
     <DeckPage className="deck" news={news}>
       <div className="deck-stack">
