@@ -64,8 +64,9 @@ export function MatchOverlay() {
     return () => {
       document.removeEventListener('keydown', onKey);
       // Gone meanwhile (the deck's card decided, on its way out as the match came): the card that
-      // came up in its place, not <body>, from which the next Tab starts over from the top.
-      (before?.isConnected ? before : document.querySelector<HTMLElement>(SWIPE_CARD))?.focus();
+      // came up in its place, or the words of the deck it emptied, not <body>, from which the next
+      // Tab starts over from the top.
+      (before?.isConnected ? before : document.querySelector<HTMLElement>(`${SWIPE_CARD}, .deck-empty`))?.focus();
     };
   }, [shown, hide, hold]);
   if (!match) return null;

@@ -148,6 +148,21 @@ describe('the keyboard’s place after a decision', () => {
     expect(document.activeElement).toBe(screen.getByTestId('swipe-card'));
   });
 
+  it('comes back to the empty deck’s words as the match overlay closes, the last card decided gone from under it', async () => {
+    act(() => ['3', '4', '5'].forEach((id) => useDeck.getState().forget(Number(id))));
+    api.deck.mockResolvedValue({ results: [], next: null });
+    api.react.mockResolvedValueOnce({ match: true, conversation_id: 7 });
+    const card = screen.getByTestId('swipe-card');
+    card.focus();
+    await act(async () => void card.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true })));
+    await vi.waitFor(() => expect(screen.getByRole('alertdialog')).toBeTruthy());
+    act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
+    await vi.waitFor(() => expect(document.querySelector('.deck-empty')).not.toBeNull());
+    act(() => void fireEvent.keyDown(document.activeElement!, { key: 'Escape' }));
+    expect(screen.queryByRole('alertdialog')).toBeNull();
+    expect(document.activeElement).toBe(document.querySelector('.deck-empty'));
+  });
+
   it('moves from the empty deck’s words to the card that fills it (someone arrived at the event, back online)', async () => {
     api.deck.mockResolvedValue({ results: [], next: null });
     await act(() => useDeck.getState().load());
