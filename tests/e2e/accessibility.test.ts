@@ -13,6 +13,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { es } from '../../shared/i18n/es';
+import { format } from '../../shared/i18n/format';
 import type { OrganizerEvent } from '../../shared/schemas/events';
 import { checkIn, makeEvent } from '../helpers/events';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
@@ -174,6 +175,7 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
     await page.getByTestId('swipe-card').waitFor();
     // Cai liked Ana already: her like is a match. The overlay closes itself sooner than the audit ends.
     await keepMatchOverlay(page);
+    await page.getByTestId('swipe-card').focus();
     await page.keyboard.press('ArrowRight');
     const overlay = page.locator('.match-overlay');
     await overlay.waitFor();
@@ -186,6 +188,14 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
       await page.keyboard.press(key);
       expect(await focusedInOverlay(), key).toBe(true);
     }
+    // Cai was the last of her deck: closed, the overlay leaves the deck saying the like, then its
+    // empty words (in the live region it had all along), with the keyboard's place on those words.
+    const news = page.getByTestId('deck-now');
+    await page.keyboard.press('Escape');
+    await page.locator('.deck-empty').waitFor();
+    const words = await page.locator('.deck-empty').textContent();
+    await expect.poll(() => news.textContent()).toBe(`${format(es['deck.decided.like'], { name: 'Cai' })} ${words}`);
+    expect(await page.evaluate(() => document.activeElement?.classList.contains('deck-empty'))).toBe(true);
 
     await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
     // The chat's own menu, not the account's in the top bar (there before the chat has loaded).
