@@ -1,10 +1,9 @@
 /**
- * The account's calls: e-mail verification, password reset and change, sessions, deletion, export,
- * the moderators' summary. Beside `api.ts`, not in it, so that only the pages that make them load
- * them; the requests go out through `api.ts` all the same.
+ * The account's calls: e-mail verification, password reset and change, sessions, deletion, export.
+ * Beside `api.ts`, not in it, so that only the pages that make them load them; the requests go out
+ * through `api.ts` all the same.
  */
 import type { EmailVerified, PasswordResetLink } from '../../shared/schemas/account';
-import type { AnalyticsSummary } from '../../shared/schemas/analytics';
 import { http } from './api';
 
 export const accountApi = {
@@ -19,5 +18,4 @@ export const accountApi = {
   logoutEverywhere: () => http.post<null>('/api/auth/logout-all/'),
   deleteAccount: (confirmation: { password: string } | { confirm: string }) => http.del<null>('/api/users/me/', confirmation),
   exportData: () => http.download('/api/users/me/export/'),
-  analyticsSummary: (days: number) => http.get<AnalyticsSummary>(`/api/analytics/summary/${http.query({ days })}`),
 };

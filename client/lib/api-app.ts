@@ -20,7 +20,7 @@ import type {
 } from '../../shared/schemas/events';
 import type { CheckoutOutcome, TestCheckout } from '../../shared/schemas/payments';
 import type { LikeAllowance, LikesYouPage, PortalResponse, SubscriptionState, Undoable, UndoResult } from '../../shared/schemas/plan';
-import type { BlockedUser, EndedChat, ModerationReport, ModerationReportDetail, ReportInput, ResolveInput } from '../../shared/schemas/safety';
+import type { BlockedUser, EndedChat, ReportInput } from '../../shared/schemas/safety';
 import { ANSWER_TIMEOUT_MS, api as core, type ApiError, http, isRecord, NetworkError, type Page, toError } from './api';
 import { getToken } from './storage';
 
@@ -33,7 +33,7 @@ const RESTART_WAIT_S = 5;
  * is up, for up to RESTART_WAIT_S in all: the person sees a short wait, not "the server is restarting".
  * A 503 with no time said (a service of ours down), and any other failure, are the caller's, as before.
  */
-async function again<T>(call: () => Promise<T>, waited = 0, token = getToken()): Promise<T> {
+export async function again<T>(call: () => Promise<T>, waited = 0, token = getToken()): Promise<T> {
   try {
     return await call();
   } catch (error) {
@@ -149,12 +149,6 @@ export const api = {
   endedChats: (cursor?: string) => get<Page<EndedChat>>(`/api/conversations/ended/${http.query({ cursor })}`),
   unmatch: (conversationId: number) => del<null>(`/api/conversations/${conversationId}/`),
   report: (input: ReportInput) => http.post<{ id: number }>('/api/reports/', input),
-  moderationReports: (status: ModerationReport['status'], cursor?: string) =>
-    get<Page<ModerationReport>>(`/api/moderation/reports/${http.query({ status, cursor })}`),
-  moderationReport: (id: number) => get<ModerationReportDetail>(`/api/moderation/reports/${id}/`),
-  resolveReport: (id: number, input: ResolveInput) => http.post<ModerationReportDetail>(`/api/moderation/reports/${id}/resolve/`, input),
-  /** A report's photo copy: its URL needs the Authorization header, which an <img> cannot send. */
-  reportPhoto: (url: string) => again(() => http.download(url)),
   checkout: (lookupKey: string) =>
     http.post<{ url: string }>('/api/payments/stripe/create-checkout-session/', { lookup_key: lookupKey }),
   testCheckout: (id: string) => get<TestCheckout>(`/api/payments/test-checkout/${encodeURIComponent(id)}/`),

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import type { ModerationReport, ModerationReportDetail, ResolveInput } from '../../shared/schemas/safety';
-import { api } from '../lib/api-app';
+import { moderationApi } from '../lib/api-moderation';
 import { onSignOut } from './session';
 
 type Status = ModerationReport['status'];
@@ -40,10 +40,10 @@ export const useModeration = create<ModerationState>()((set, get) => ({
     try {
       // Read again (a visit, back in view): as many as were shown, "Show more" pages too, so that the
       // list stays as long as it was and the moderator where they had scrolled to.
-      let page = await api.moderationReports(status);
+      let page = await moderationApi.reports(status);
       const queue = page.results;
       while (page.next && queue.length < (shown?.length ?? 0) && mine === generation) {
-        page = await api.moderationReports(status, page.next);
+        page = await moderationApi.reports(status, page.next);
         queue.push(...page.results);
       }
       if (mine === generation) set({ queue, next: page.next });
@@ -57,7 +57,7 @@ export const useModeration = create<ModerationState>()((set, get) => ({
     const mine = ++generation;
     set({ loading: true });
     try {
-      const page = await api.moderationReports(status, next);
+      const page = await moderationApi.reports(status, next);
       if (mine !== generation) return;
       set((state) => {
         const known = new Set((state.queue ?? []).map((report) => report.id));
@@ -70,11 +70,11 @@ export const useModeration = create<ModerationState>()((set, get) => ({
   async open(id) {
     const mine = ++opening;
     if (get().report?.id !== id) set({ report: null });
-    const report = await api.moderationReport(id);
+    const report = await moderationApi.report(id);
     if (mine === opening) set({ report });
   },
   async resolve(id, input) {
-    const report = await api.resolveReport(id, input);
+    const report = await moderationApi.resolve(id, input);
     // A ban resolves every open report about that person: they all leave the open queue.
     const gone = (item: ModerationReport) => item.id === id || (input.action === 'ban' && item.reported.id !== null && item.reported.id === report.reported.id);
     set((state) => ({ report, queue: state.status === 'open' && state.queue ? state.queue.filter((item) => !gone(item)) : state.queue }));

@@ -11,8 +11,8 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { moderationReport } from '../helpers/moderation-report';
 import { renderAt } from '../helpers/render-at';
 
-const api = vi.hoisted(() => ({ moderationReports: vi.fn(), moderationReport: vi.fn() }));
-vi.mock('../../client/lib/api-app', () => ({ api }));
+const moderationApi = vi.hoisted(() => ({ reports: vi.fn(), report: vi.fn() }));
+vi.mock('../../client/lib/api-moderation', () => ({ moderationApi }));
 
 const { Moderation } = await import('../../client/pages/app/moderation/Moderation');
 const { initLanguage } = await import('../../client/lib/i18n');
@@ -29,8 +29,8 @@ beforeEach(async () => {
   await initLanguage();
   vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
   vi.setSystemTime(phoneNow);
-  api.moderationReports.mockResolvedValue({ results: [report], next: null });
-  api.moderationReport.mockResolvedValue(report);
+  moderationApi.reports.mockResolvedValue({ results: [report], next: null });
+  moderationApi.report.mockResolvedValue(report);
 });
 afterEach(() => {
   cleanup();

@@ -11,8 +11,8 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { moderationReport } from '../helpers/moderation-report';
 import { renderAt } from '../helpers/render-at';
 
-const api = vi.hoisted(() => ({ moderationReports: vi.fn(), moderationReport: vi.fn() }));
-vi.mock('../../client/lib/api-app', () => ({ api }));
+const moderationApi = vi.hoisted(() => ({ reports: vi.fn(), report: vi.fn() }));
+vi.mock('../../client/lib/api-moderation', () => ({ moderationApi }));
 
 const { Moderation } = await import('../../client/pages/app/moderation/Moderation');
 const { initLanguage } = await import('../../client/lib/i18n');
@@ -29,7 +29,7 @@ const report = moderationReport({
 beforeEach(async () => {
   localStorage.setItem('language_code', 'en');
   await initLanguage();
-  api.moderationReport.mockResolvedValue(report);
+  moderationApi.report.mockResolvedValue(report);
 });
 afterEach(() => {
   cleanup();

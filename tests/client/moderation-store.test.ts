@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ModerationReport, ModerationReportDetail } from '../../shared/schemas/safety';
-import { api } from '../../client/lib/api-app';
+import { moderationApi } from '../../client/lib/api-moderation';
 import { useModeration } from '../../client/stores/moderation';
 import { moderationReport } from '../helpers/moderation-report';
 
@@ -25,7 +25,7 @@ describe('the moderation store', () => {
       [1, later<ModerationReportDetail>()],
       [2, later<ModerationReportDetail>()],
     ]);
-    vi.spyOn(api, 'moderationReport').mockImplementation((id) => answers.get(id)!.promise);
+    vi.spyOn(moderationApi, 'report').mockImplementation((id) => answers.get(id)!.promise);
     // Report 1 opened, then (back to the queue) report 2: 2 answers first, 1 late.
     const first = useModeration.getState().open(1);
     const second = useModeration.getState().open(2);
@@ -38,7 +38,7 @@ describe('the moderation store', () => {
 
   it('keeps nothing a report answered after a sign-out', async () => {
     const answer = later<ModerationReportDetail>();
-    vi.spyOn(api, 'moderationReport').mockReturnValue(answer.promise);
+    vi.spyOn(moderationApi, 'report').mockReturnValue(answer.promise);
     const opening = useModeration.getState().open(1);
     useModeration.getState().reset();
     answer.resolve(report(1));
@@ -48,7 +48,7 @@ describe('the moderation store', () => {
 
   it('keeps no next page of the other list while the one toggled to loads', async () => {
     const resolved = later<{ results: ModerationReport[]; next: string | null }>();
-    vi.spyOn(api, 'moderationReports').mockImplementation(async (status) =>
+    vi.spyOn(moderationApi, 'reports').mockImplementation(async (status) =>
       status === 'open' ? { results: [report(1)], next: 'open-page-2' } : resolved.promise,
     );
     await useModeration.getState().load('open');

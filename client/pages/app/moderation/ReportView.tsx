@@ -9,7 +9,7 @@ import { Loading } from '../../../components/Loading';
 import { ConfirmSheet } from '../../../components/Sheet';
 import { TryAgain } from '../../../components/Waiting';
 import { ApiError, NotFound } from '../../../lib/api';
-import { api } from '../../../lib/api-app';
+import { moderationApi } from '../../../lib/api-moderation';
 import { errorMessage } from '../../../lib/errors';
 import { formatAge, formatDateTime } from '../../../lib/format';
 import { useLanguage, useT, useTi } from '../../../lib/i18n';
@@ -33,8 +33,8 @@ function useReportPhotos(urls: readonly string[]): Array<string | null | undefin
     const put = (index: number, value: string | null) => setImages((current) => current.map((item, at) => (at === index ? value : item)));
     setImages(list.map(() => undefined));
     list.forEach((url, index) => {
-      api
-        .reportPhoto(url)
+      moderationApi
+        .photo(url)
         .then((blob) => {
           if (!live) return;
           const objectUrl = URL.createObjectURL(blob);
