@@ -481,6 +481,19 @@ const eventShared = {
 };
 
 /**
+ * What an event's public page shares with the signed-in app's first load: the app's calls, the event's
+ * status and the clock it is read by, the pending join, the dates' formats, the sheets and the icons.
+ * Every page that loads one loads them all (the event page, AppRoot, the profile's editor, the
+ * moderators' pages), so they come as one chunk: left alone, the calls were a chunk of their own,
+ * compressed apart from the rest (~0.15 KB gzip more). A language that a signed-in visitor switches
+ * to outside the app is saved through the calls (client/stores/session.ts), which fetch the rest too.
+ */
+const appAndEventPage = {
+  name: 'event-status',
+  test: /(client[\\/](lib[\\/](api-app|event-status|format|pending-join|server-clock)\.ts|components[\\/](Sheet|AppIcons)\.tsx)|shared[\\/]event-status\.ts)$/,
+};
+
+/**
  * The modules that only the signed-in app loads, in one chunk. AppRoot loads them all at once (they
  * are its static imports), but left alone the bundler put those it shares with the app's lazy pages
  * (the socket and its library, the deck's and the events' stores, the device cache, the loading
@@ -617,7 +630,7 @@ export default defineConfig({
       // Hex file hashes: the entry names every lazy chunk and stylesheet it may load, and hex (8 characters,
       // 32 bits) compresses better than base64 there; a collision between two versions of one chunk stays
       // out of reach.
-      output: { hashCharacters: 'hex', codeSplitting: { includeDependenciesRecursively: false, groups: [firstLoad, secondaryPages, eventShared, signedInApp] } },
+      output: { hashCharacters: 'hex', codeSplitting: { includeDependenciesRecursively: false, groups: [firstLoad, secondaryPages, eventShared, appAndEventPage, signedInApp] } },
     },
   },
   server: {
