@@ -1,4 +1,5 @@
 import { DEFAULT_LANGUAGE, type Language, LANGUAGES } from '../../shared/constants';
+import { PHOTO_CACHE } from '../sw/photo-cache';
 
 /** The session's local storage keys. */
 export const TOKEN_KEY = 'auth_token';
@@ -60,12 +61,16 @@ export function storeLanguage(language: Language, key = LANGUAGE_KEY) {
  * person reads the device's, not the last account's. `keepOutbox`: the outboxes too, the
  * messages of a session the server ended that are still to go (`endRevokedSession`), and the chat
  * drafts with them, given back if that user signs in again. `deleted`: the
- * account is gone, and so is the event it was on its way into, for whoever signs in here next.
+ * account is gone, and so is the event it was on its way into, for whoever signs in here next. The
+ * photos the service worker stored go every time: faces of people this account blocked or unmatched,
+ * or whose accounts are gone, are nobody's to see offline on this phone.
  */
 export function clearStorage({ keepOutbox = false, deleted = false } = {}) {
   const kept = [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, ...(deleted ? [] : [PENDING_JOIN_KEY])];
   removeKeys((key) => !kept.includes(key) && !(keepOutbox && (key.startsWith(OUTBOX_KEY) || key.startsWith(CHAT_DRAFTS_KEY))));
   dropDrafts();
+  // Not in every context: a page served over plain HTTP (not localhost) has no cache storage.
+  if ('caches' in window) void caches.delete(PHOTO_CACHE);
 }
 
 /** Removes every key of local storage (or `storage`) that `drop` picks. */

@@ -9,13 +9,21 @@
  * - A page is asked of the network first, so an online phone always gets the newest build; with no
  *   network, no answer within NAVIGATION_TIMEOUT_S, or a server error instead of the page, the stored
  *   app page opens instead.
- * - The API, the photos and the socket never pass through here: what the app shows of them is always
- *   the server's (the app itself says when it cannot reach it).
+ * - The smaller copies of photos (`/media/<key>?size=`: avatars, the likes' cards) are asked of the
+ *   network first too, and each one that comes is stored (`PHOTO_CACHE`), the latest MAX_PHOTOS_KEPT:
+ *   the browser keeps a photo an hour at most, and after that, with no network, the chats, the chat's
+ *   header and the match cards showed initials instead of the faces the user had seen. Not cache
+ *   first, though a key's bytes never change: a deleted photo stops showing within the hour online
+ *   (server/features/media/store.ts), and a 404 takes the stored copy away too. The photos themselves
+ *   (a few hundred KB each) only pass through, as a page that shows them says it waits for the network.
+ * - The API and the socket never pass through here: what the app shows of them is always the
+ *   server's (the app itself says when it cannot reach it).
  */
 import { cleanupOutdatedCaches, PrecacheFallbackPlugin, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
-import { NetworkOnly } from 'workbox-strategies';
+import { NetworkFirst, NetworkOnly } from 'workbox-strategies';
 import type { WorkboxPlugin } from 'workbox-core/types';
+import { PHOTO_CACHE } from './photo-cache';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<string | { url: string; revision: string | null }> };
 
@@ -25,11 +33,22 @@ const NAVIGATION_TIMEOUT_S = 4;
 /** What the server answers itself, never with the app's page (server/plugins/client.ts); matched on path and query. */
 const SERVER_PATHS = [/^\/(api|media|socket\.io|assets)\//, /^\/(healthz|readyz)(\?|$)/, /^[^?]*\/[^/?]*\.[a-z0-9]+(\?|$)/i];
 
+/** How long a photo waits for the network before the stored copy shows (the same bytes: its key is its version). */
+const PHOTO_TIMEOUT_S = 3;
+
+/**
+ * How many smaller copies of photos are stored, the ones the network gave last: a few MB (a thumbnail
+ * is some 10 KB, a card some 40), a night's matches and chats many times over, on a phone that has
+ * little room to spare.
+ */
+const MAX_PHOTOS_KEPT = 200;
+
 /**
  * Chromium's static routing: requests for these never wake the worker at all (no start-up on every
- * API call). Browsers without it run the fetch handler, which lets them through untouched.
+ * API call). Browsers without it run the fetch handler, which lets them through untouched. Not the
+ * photos: their smaller copies are stored here.
  */
-const NETWORK_ONLY_PATTERNS = ['/api/*', '/media/*', '/socket.io/*'];
+const NETWORK_ONLY_PATTERNS = ['/api/*', '/socket.io/*'];
 
 /**
  * A page answered with a server error counts as not answered: an instance closing for a new version
@@ -42,6 +61,38 @@ const serverErrorAsNoAnswer: WorkboxPlugin = {
     return response;
   },
 };
+
+/**
+ * Only a photo the server gave in full is stored: not an error, not a redirect, nor an opaque answer
+ * whose status cannot be read.
+ */
+const onlyWholePhotos: WorkboxPlugin = {
+  cacheWillUpdate: async ({ response }) => (response.status === 200 && response.type === 'basic' ? response : null),
+};
+
+/** A photo the server no longer has (taken out of a profile, its account deleted) is not kept either. */
+const forgetDeletedPhotos: WorkboxPlugin = {
+  fetchDidSucceed: async ({ request, response }) => {
+    if (response.status === 404) await (await caches.open(PHOTO_CACHE)).delete(request);
+    return response;
+  },
+};
+
+/**
+ * Past MAX_PHOTOS_KEPT, the copies stored longest ago go. A cache lists its entries in the order they
+ * were stored, and a copy is stored again each time the network gives it: the faces seen last stay.
+ */
+const keepTheLatestPhotos: WorkboxPlugin = {
+  cacheDidUpdate: async ({ cacheName }) => {
+    const cache = await caches.open(cacheName);
+    const stored = await cache.keys();
+    const oldest = stored.slice(0, Math.max(0, stored.length - MAX_PHOTOS_KEPT));
+    await Promise.all(oldest.map((request) => cache.delete(request)));
+  },
+};
+
+/** A smaller copy of one of our photos (`/media/<key>?size=thumb`, `card`). */
+const isPhotoCopy = (url: URL) => url.origin === self.location.origin && url.pathname.startsWith('/media/') && url.searchParams.has('size');
 
 interface StaticRoutingInstallEvent extends ExtendableEvent {
   addRoutes?: (rules: Array<{ condition: { urlPattern: string }; source: 'network' }>) => Promise<void>;
@@ -63,5 +114,14 @@ cleanupOutdatedCaches();
 registerRoute(
   new NavigationRoute(new NetworkOnly({ networkTimeoutSeconds: NAVIGATION_TIMEOUT_S, plugins: [serverErrorAsNoAnswer, new PrecacheFallbackPlugin({ fallbackURL: '/index.html' })] }), {
     denylist: SERVER_PATHS,
+  }),
+);
+
+registerRoute(
+  ({ url }) => isPhotoCopy(url),
+  new NetworkFirst({
+    cacheName: PHOTO_CACHE,
+    networkTimeoutSeconds: PHOTO_TIMEOUT_S,
+    plugins: [onlyWholePhotos, forgetDeletedPhotos, keepTheLatestPhotos],
   }),
 );

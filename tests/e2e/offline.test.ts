@@ -3,14 +3,16 @@
  * worker has stored the build, so the app opens again with none (the shell, "No connection", a deck
  * that says why it is empty; the chats and lists the phone last showed, written in as usual; profiles,
  * likes, events, the plan and the host screen that say they wait for the network) and fills itself in
- * when the network is back, without a reload. The API and the photos never wake the worker. And a
+ * when the network is back, without a reload; the faces the phone last showed, stored by the worker
+ * (forgotten at a sign-out). The API and the socket never wake the worker. And a
  * page whose script is gone from the server (a new version went out) reloads once instead of going
  * blank. Screenshots land in tests/e2e/artifacts/.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BrowserContext, Page, Response } from 'playwright-core';
+import type { BrowserContext, Locator, Page, Response } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PHOTO_CACHE } from '../../client/sw/photo-cache';
 import { en } from '../../shared/i18n/en';
 import { makeCompletedUser, type TestUser } from '../helpers/factories';
 import { checkIn, makeEvent } from '../helpers/events';
@@ -325,6 +327,97 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.getByRole('button', { name: en['subscribe.choose'] }).first().waitFor();
   });
 
+  /** Whether the avatar shows the photo, loaded: not the initials it falls back to when the photo does not load. */
+  const showsPhoto = (avatar: Locator) => avatar.evaluate((image: HTMLImageElement) => image.src.includes('/media/') && image.complete && image.naturalWidth > 0);
+  /** The addresses of the photos the service worker stored. */
+  const storedPhotos = () =>
+    page.evaluate(async (name) => ((await caches.has(name)) ? (await (await caches.open(name)).keys()).map((request) => new URL(request.url).pathname) : []), PHOTO_CACHE);
+
+  it('shows the faces she saw in her chats, a chat and her matches with no network, after the browser let its own copies go', async () => {
+    // Fay, a new match: on the strip of matches, not in the chats.
+    const api = client(app.server.url);
+    const fay = await makeCompletedUser(app.server, { name: 'Fay', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Fay' });
+    await api.post('/api/matching/', { token: fay.token, json: { response: 'like', other: ana.id } });
+    await api.post('/api/matching/', { token: ana.token, json: { response: 'like', other: fay.id } });
+    const benInChats = page.locator('.conversation-list').getByRole('link', { name: /Ben/ }).locator('img.avatar');
+    const fayInMatches = page.locator('.match-strip').getByRole('link', { name: /Fay/ }).locator('img.avatar');
+    const benInHeader = page.locator('.chat-header img.avatar');
+    const photoOf = async (avatar: Locator) => new URL((await avatar.getAttribute('src'))!, app.server.url).pathname;
+
+    // Seen online, through the worker.
+    await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
+    await controlled();
+    await expect.poll(() => showsPhoto(benInHeader)).toBe(true);
+    await page.goto(`${app.server.url}/app/matches/`);
+    await expect.poll(() => showsPhoto(benInChats)).toBe(true);
+    await expect.poll(() => showsPhoto(fayInMatches)).toBe(true);
+    const seen = [await photoOf(benInChats), await photoOf(fayInMatches)];
+    await expect.poll(storedPhotos).toEqual(expect.arrayContaining(seen));
+
+    // More than an hour later, or the browser needed the room: its HTTP cache no longer has them.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.clearBrowserCache');
+    await cdp.detach();
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
+    await expect.poll(() => showsPhoto(benInChats), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => showsPhoto(fayInMatches), { timeout: 5000 }).toBe(true);
+    await shot('offline-09-faces-with-no-network');
+    await page.goto(`${app.server.url}/app/chat/${conversationId}/`);
+    await page.getByText(en['app.noNetwork'], { exact: true }).waitFor();
+    await expect.poll(() => showsPhoto(benInHeader), { timeout: 5000 }).toBe(true);
+  });
+
+  it('keeps the photos seen last, up to a bound, and none the server no longer has', async () => {
+    /** Stores a made-up photo at each of these addresses, as if seen before. */
+    const storeMadeUp = (addresses: string[]) =>
+      page.evaluate(
+        async ([name, urls]) => {
+          const cache = await caches.open(name);
+          for (const url of urls) await cache.put(url, new Response('a photo', { headers: { 'content-type': 'image/webp' } }));
+        },
+        [PHOTO_CACHE, addresses] as const,
+      );
+    const madeUp = (n: number) => `/media/${`made-up-photo-${n}`.padEnd(24, '0')}.webp`;
+    await page.goto(`${app.server.url}/app/matches/`);
+    const ben = page.locator('.conversation-list').getByRole('link', { name: /Ben/ }).locator('img.avatar');
+    await expect.poll(() => showsPhoto(ben)).toBe(true);
+    const bensPhoto = (await ben.getAttribute('src'))!;
+
+    // A phone that saw 250 other faces before: the oldest go as soon as one more is stored, and those
+    // seen last stay.
+    await page.evaluate((name) => caches.delete(name), PHOTO_CACHE);
+    await storeMadeUp(Array.from({ length: 250 }, (_, n) => `${madeUp(n)}?size=thumb`));
+    expect(await page.evaluate(async (url) => (await fetch(url)).status, bensPhoto)).toBe(200);
+    await expect.poll(async () => (await storedPhotos()).length, { timeout: 10_000 }).toBe(200);
+    const stored = await storedPhotos();
+    expect(stored).toContain(new URL(bensPhoto, app.server.url).pathname);
+    expect(stored).not.toContain(madeUp(0));
+    expect(stored).toContain(madeUp(249));
+
+    // A photo deleted on the server (taken out of a profile, its account gone) answers 404: its copy goes.
+    expect(await page.evaluate(async (url) => (await fetch(url)).status, `${madeUp(249)}?size=thumb`)).toBe(404);
+    await expect.poll(storedPhotos).not.toContain(madeUp(249));
+  });
+
+  it('forgets the photos it stored when she signs out', async () => {
+    // A phone of its own, signed in: its worker stores the avatar of its menu, the user's own photo.
+    const gil = await makeCompletedUser(app.server, { name: 'Gil' }, { firstName: 'Gil' });
+    const phone = await openPhone(app.browser, { token: gil.token, language: 'en' }, { serviceWorkers: 'allow' });
+    const photos = () => phone.page.evaluate(async (name) => (await caches.has(name)) && (await (await caches.open(name)).keys()).length, PHOTO_CACHE);
+    await phone.page.goto(`${app.server.url}/app/home/`);
+    await phone.page.evaluate(() => navigator.serviceWorker.ready);
+    // Loaded again once the worker controls the page, so that the photo passes through it.
+    await phone.page.reload();
+    await expect.poll(photos).toBeGreaterThan(0);
+
+    await phone.page.goto(`${app.server.url}/logout/`);
+    await phone.page.waitForURL(`${app.server.url}/`);
+    await expect.poll(photos).toBe(false);
+    await phone.context.close();
+  });
+
   it("shows a subscriber's plan, and its details once they can be asked for", async () => {
     await subscribeThroughTestCheckout(app.server, ana, 'yearly');
     // The plan's details cannot be had (the network drops whenever the page asks for them).
@@ -376,7 +469,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await page.getByText(event.code).first().waitFor();
   });
 
-  it('never wakes the worker for the API, photos or the socket', async () => {
+  it('never wakes the worker for the API or the socket', async () => {
     const worker = context.serviceWorkers()[0]!;
     // A second fetch listener in the worker, that only notes what reaches it.
     await worker.evaluate(() => {
@@ -386,10 +479,10 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     });
     await page.evaluate(async () => {
       await fetch('/api/users/me/', { headers: { Authorization: `Token ${localStorage.getItem('auth_token')}` } });
-      await fetch('/media/nothing-here.webp');
+      await fetch('/socket.io/');
       await fetch('/robots.txt');
     });
-    // The file that is not the API's reached it (the listener works); the API and the photo did not.
+    // The file that is not the API's reached it (the listener works); the API and the socket did not.
     expect(await worker.evaluate(() => (self as unknown as { seen: string[] }).seen)).toEqual(['/robots.txt']);
   });
 
