@@ -13,10 +13,12 @@ export interface TextPart {
 const linkify = new LinkifyIt().add('ftp:', null).add('//', null);
 
 /**
- * A quote, a guillemet or a Spanish ¿¡ opening right before an e-mail address: linkify-it finds an
- * address only after a space or a bracket, so these are read as spaces (one for one, the positions kept).
+ * Quotes, guillemets or a Spanish ¿¡ opening an e-mail address: linkify-it finds an address only after
+ * a space or a bracket, so these are read as spaces (one for one, the positions kept). Only at the start
+ * of a word (a bracket may come first): inside one, a quote is part of it, of a web address
+ * ("x.com/ana'sofia@…") or of a name ("o'neil@…"), and read as a space it would cut the address in two.
  */
-const OPENING_MARKS = /[«‹“‘„'¿¡](?=[\w.+-]+@)/gu;
+const OPENING_MARKS = /(?:^|\s)[([{«‹“‘„'¿¡]+(?=[\w.+-]+@)/gu;
 
 /**
  * The mailbox itself at the end of an e-mail match: linkify-it also takes in the `:;,&=$"` before it,
@@ -26,7 +28,7 @@ const MAILBOX = /[\w.+-]+@[^@]+$/u;
 
 /** A message's text cut into plain parts and links, in order; the text itself is unchanged. */
 export function withLinks(text: string): TextPart[] {
-  const matches = linkify.match(text.replace(OPENING_MARKS, ' '));
+  const matches = linkify.match(text.replace(OPENING_MARKS, (marks) => ' '.repeat(marks.length)));
   if (!matches) return [{ text }];
   const parts: TextPart[] = [];
   let at = 0;

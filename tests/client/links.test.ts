@@ -33,10 +33,29 @@ describe('links in a message', () => {
   });
 
   it('links an e-mail address inside «», quotes or ¿?¡! too, the text kept whole', () => {
-    for (const text of ['Escríbeme: «ana@example.com».', '“ana@example.com”', '‘ana@example.com’', "'ana@example.com'", '¿ana@example.com?', '¡ana@example.com!']) {
+    for (const text of ['Escríbeme: «ana@example.com».', '“ana@example.com”', '‘ana@example.com’', "'ana@example.com'", '¿ana@example.com?', '¡ana@example.com!', '(«ana@example.com»)', '¡“ana@example.com”!']) {
       const parts = withLinks(text);
       expect(parts.filter((part) => part.href)).toEqual([{ text: 'ana@example.com', href: 'mailto:ana@example.com' }]);
       expect(parts.map((part) => part.text).join('')).toBe(text);
+    }
+  });
+
+  it('keeps a web address whole with a quote or a ¿ and a name@host in it: no e-mail address inside', () => {
+    for (const [text, href] of [
+      ["see https://example.com/'name@example.org", "https://example.com/'name@example.org"],
+      ["instagram.com/ana'sofia@example.com", "http://instagram.com/ana'sofia@example.com"],
+      ['https://example.com/?q=¿ana@example.com', 'https://example.com/?q=¿ana@example.com'],
+      ['https://example.com/«ana@example.com', 'https://example.com/«ana@example.com'],
+    ] as const) {
+      const parts = withLinks(text);
+      expect(parts.filter((part) => part.href)).toEqual([{ text: href.replace('http://', ''), href }]);
+      expect(parts.map((part) => part.text).join('')).toBe(text);
+    }
+  });
+
+  it('takes a quote inside a word for part of it: no piece of an address linked', () => {
+    for (const text of ["o'neil@example.com", 'josé‘ana@example.com']) {
+      expect(withLinks(text)).toEqual([{ text }]);
     }
   });
 
