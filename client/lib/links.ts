@@ -21,30 +21,47 @@ const linkify = new LinkifyIt().add('ftp:', null).add('//', null);
 const OPENING_MARKS = /(?:^|\s)[([{«‹“‘„'¿¡]+(?=[\w.+-]+@)/gu;
 
 /**
+ * A word, in any alphabet, and the @ after it if any: a name before an @ is where linkify-it reads only
+ * a-z, 0-9 and signs, and would not link "josé@correo.es" (nor "núñez.ana@…") when it links
+ * "ana@españa.es", letters beyond ASCII and all. (Whole words, the @ optional: one pass over the text.)
+ */
+const WORD = /[\p{L}\p{M}\p{N}._+-]+@?/gu;
+
+/**
  * The mailbox itself at the end of an e-mail match: linkify-it also takes in the `:;,&=$"` before it,
  * so "correo:ana@x.es" wrote to "correo:ana", and a comma in a `mailto:` adds a second recipient.
  */
-const MAILBOX = /[\w.+-]+@[^@]+$/u;
+const MAILBOX = /[\p{L}\p{M}\p{N}._+-]+@[^@]+$/u;
+
+/**
+ * The text as linkify-it is given it, the same length so that its positions hold in the message: the
+ * letters beyond ASCII of a name before an @ read as "a" (one per UTF-16 unit), opening marks as spaces.
+ */
+function forLinkify(text: string) {
+  return text
+    .replace(WORD, (word) => (word.endsWith('@') ? word.replace(/[^\0-\x7f]/g, 'a') : word))
+    .replace(OPENING_MARKS, (marks) => ' '.repeat(marks.length));
+}
 
 /** A message's text cut into plain parts and links, in order; the text itself is unchanged. */
 export function withLinks(text: string): TextPart[] {
-  const matches = linkify.match(text.replace(OPENING_MARKS, (marks) => ' '.repeat(marks.length)));
+  const matches = linkify.match(forLinkify(text));
   if (!matches) return [{ text }];
   const parts: TextPart[] = [];
   let at = 0;
   for (const match of matches) {
     if (match.index > at) parts.push({ text: text.slice(at, match.index) });
-    // A closing quote or an ellipsis after it ends the address (linkify-it took them in): «x.es/fiesta»…
-    const cut = /[»›”’…]*$/u.exec(match.raw)![0].length;
-    const raw = match.raw.slice(0, match.raw.length - cut);
-    let link: TextPart = { text: raw, href: match.url.slice(0, match.url.length - cut) };
+    // The address as written; a closing quote or an ellipsis after it ends it (linkify-it took them in): «x.es/fiesta»…
+    const raw = text.slice(match.index, match.lastIndex).replace(/[»›”’…]*$/u, '');
+    // linkify-it's link is the address it read, after the scheme it adds ("http://", "mailto:") if any.
+    let link: TextPart = { text: raw, href: match.url.slice(0, match.url.length - match.raw.length) + raw };
     if (link.href!.startsWith('mailto:')) {
       const mailbox = MAILBOX.exec(raw)?.[0];
       link = mailbox ? { text: mailbox, href: `mailto:${mailbox}` } : { text: raw };
     }
     if (link.text !== raw) parts.push({ text: raw.slice(0, raw.length - link.text.length) });
     parts.push(link);
-    at = match.lastIndex - cut;
+    at = match.index + raw.length;
   }
   if (at < text.length) parts.push({ text: text.slice(at) });
   return parts;

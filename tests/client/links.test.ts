@@ -67,6 +67,20 @@ describe('links in a message', () => {
     }
   });
 
+  it('links an e-mail address with accents in its name whole, as one with them in its domain', () => {
+    for (const address of ['josé@correo.es', 'núñez.ana@gmail.com', 'ana.josé@example.com', 'zoë@españa.es']) {
+      for (const text of [address, `Escríbeme a ${address}.`, `«${address}»`, `correo:${address}`, `mailto:${address}`]) {
+        const parts = withLinks(text);
+        expect(parts.filter((part) => part.href)).toEqual([{ text: address, href: `mailto:${address}` }]);
+        expect(parts.map((part) => part.text).join('')).toBe(text);
+      }
+    }
+    // Inside a web address, it is part of it.
+    expect(withLinks('españa.es/josé@correo.es').filter((part) => part.href)).toEqual([
+      { text: 'españa.es/josé@correo.es', href: 'http://españa.es/josé@correo.es' },
+    ]);
+  });
+
   it('links no script, protocol-relative or ftp address', () => {
     for (const text of ['javascript:alert(1)', '//evil.example.com', 'ftp://files.example.com']) {
       // At most the host, as a plain web address ("evil.example.com" is one, written that way).
