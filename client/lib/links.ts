@@ -51,8 +51,9 @@ export function withLinks(text: string): TextPart[] {
   let at = 0;
   for (const match of matches) {
     if (match.index > at) parts.push({ text: text.slice(at, match.index) });
-    // The address as written; a closing quote or an ellipsis after it ends it (linkify-it took them in): «x.es/fiesta»…
-    const raw = text.slice(match.index, match.lastIndex).replace(/[»›”’…]*$/u, '');
+    // The address as written, without the closing quotes and the marks that end a sentence after it,
+    // which linkify-it takes in when more follow ("x.es/fiesta?!", «x.es/fiesta.», "x.es/fiesta!…").
+    const raw = text.slice(match.index, match.lastIndex).replace(/[.,:;!?»›”’…]*$/u, '');
     // linkify-it's link is the address it read, after the scheme it adds ("http://", "mailto:") if any.
     let link: TextPart = { text: raw, href: match.url.slice(0, match.url.length - match.raw.length) + raw };
     if (link.href!.startsWith('mailto:')) {

@@ -32,6 +32,26 @@ describe('links in a message', () => {
     expect(parts.map((part) => part.text).join('')).toBe(text);
   });
 
+  it('leaves out the marks that end a Spanish sentence after the address: ?!, !!, ?», .», !…', () => {
+    const web = (address: string) => ({ text: address, href: `http://${address}` });
+    for (const [text, link] of [
+      ['¿instagram.com/ana?', web('instagram.com/ana')],
+      ['(correo: ana@example.es).', { text: 'ana@example.es', href: 'mailto:ana@example.es' }],
+      ['¡Mira example.com/fiesta!!', web('example.com/fiesta')],
+      ['¿Vienes? example.com/fiesta?!', web('example.com/fiesta')],
+      ['¡¿En example.com/fiesta!?', web('example.com/fiesta')],
+      ['Dijo «example.com/fiesta.»', web('example.com/fiesta')],
+      ['¿Viste «example.com/fiesta?»', web('example.com/fiesta')],
+      ['“example.com/fiesta!”', web('example.com/fiesta')],
+      ['Ven a example.com/fiesta!… o no', web('example.com/fiesta')],
+      ['Mi web: example.com/fiesta: pásate', web('example.com/fiesta')],
+    ] as const) {
+      const parts = withLinks(text);
+      expect(parts.filter((part) => part.href)).toEqual([link]);
+      expect(parts.map((part) => part.text).join('')).toBe(text);
+    }
+  });
+
   it('links an e-mail address inside «», quotes or ¿?¡! too, the text kept whole', () => {
     for (const text of ['Escríbeme: «ana@example.com».', '“ana@example.com”', '‘ana@example.com’', "'ana@example.com'", '¿ana@example.com?', '¡ana@example.com!', '(«ana@example.com»)', '¡“ana@example.com”!']) {
       const parts = withLinks(text);
