@@ -653,7 +653,7 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
   });
 
   it('shows an address in a message as a link that opens in a new tab', async () => {
-    const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'find me: instagram.com/ben_dj (DJ set at 2)' } });
+    const sent = await api().post(`/api/conversations/${conversationId}/messages/`, { token: ben.token, json: { content: 'find me: instagram.com/ben_dj (DJ set at 2), josé@correo.es' } });
     expect(sent.status).toBe(201);
     const message = page.locator('.message-partner', { hasText: 'find me' });
     const link = message.getByRole('link', { name: 'instagram.com/ben_dj' });
@@ -661,8 +661,10 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await link.getAttribute('href')).toBe('http://instagram.com/ben_dj');
     expect(await link.getAttribute('target')).toBe('_blank');
     expect(await link.getAttribute('rel')).toContain('noopener');
-    // The text around it is the message's, unchanged.
-    expect(await message.locator('.message-content').textContent()).toBe('find me: instagram.com/ben_dj (DJ set at 2)');
+    // An e-mail address with an accent in its name, whole.
+    expect(await message.getByRole('link', { name: 'josé@correo.es' }).getAttribute('href')).toBe('mailto:josé@correo.es');
+    // The text around them is the message's, unchanged.
+    expect(await message.locator('.message-content').textContent()).toBe('find me: instagram.com/ben_dj (DJ set at 2), josé@correo.es');
   });
 
   it('counts on the Chats tab what came while the user was elsewhere, from any screen, until it is read', async () => {
