@@ -4,7 +4,8 @@ import type { Job } from './job';
 /**
  * A ban stops the renewal of its user's plan, as they can no longer sign in to cancel it. One that
  * Stripe did not take (down, or refusing, at the ban) would renew on and on: this tries again until it
- * does (`stopped`: how many now, of `due`).
+ * does (`stopped`: how many now, of `due`), or until Stripe says the plan renews no more, its owner's
+ * cancellation or its end there taken up here in place of an event that was lost.
  */
 export const bannedPlanStop: Job = {
   name: 'banned-plan-stop',

@@ -1072,6 +1072,39 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect(fake.subscriptions.get('sub_own_cancel')?.cancel_at_period_end).toBe(true);
   });
 
+  it('takes the plan as Stripe has it when a ban’s stop finds it renewing no more there, its event lost: the job stops asking', async () => {
+    const moderator = await makeModerator(server);
+    const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;
+    const items = { object: 'list', data: [{ price: { lookup_key: 'basic_monthly' }, current_period_end: periodEnd }] };
+    const plan = async (user: TestUser) =>
+      (await server.app.db.select({ active: users.hasSubscription, endsAt: users.planEndsAt, stoppedByBan: users.planStoppedByBan }).from(users).where(eq(users.id, user.id)))[0];
+    const subscribed = async (subscription: string) => {
+      const user = await makeCompletedUser(server);
+      const { customer, sessionId } = await startStripeCheckout(server, user);
+      fake.subscriptions.set(subscription, { customer, status: 'active', items, cancel_at: null, cancel_at_period_end: false });
+      expect((await deliver(completedCheckout({ user, customer, sessionId }, subscription))).status).toBe(200);
+      return user;
+    };
+    // Cancelled by its owner in Stripe's portal, ended at Stripe, and deleted in Stripe's dashboard:
+    // Stripe's events for each lost on the way, the plan here still says it renews.
+    const [cancelled, ended, deleted] = [await subscribed('sub_lost_cancel'), await subscribed('sub_lost_end'), await subscribed('sub_lost_delete')];
+    fake.subscriptions.get('sub_lost_cancel')!.cancel_at_period_end = true;
+    fake.subscriptions.get('sub_lost_end')!.status = 'canceled';
+    fake.subscriptions.delete('sub_lost_delete');
+    for (const user of [cancelled, ended, deleted]) await banThroughModeration(server, moderator, user);
+
+    // Each is as Stripe has it: ending at its period's end (its owner's cancellation, not the ban's), or ended.
+    expect(await plan(cancelled)).toEqual({ active: true, endsAt: new Date(periodEnd * 1000), stoppedByBan: false });
+    expect(await plan(ended)).toMatchObject({ active: false, endsAt: null });
+    expect(await plan(deleted)).toMatchObject({ active: false, endsAt: null });
+    // Nothing is left for the job to stop: Stripe is not asked again, run after run.
+    const asked = fake.requests.length;
+    expect(await runJob(server.app, bannedPlanStop)).toMatchObject({ status: 'done', report: { due: 0, stopped: 0 } });
+    expect(await runJob(server.app, bannedPlanStop)).toMatchObject({ status: 'done', report: { due: 0, stopped: 0 } });
+    expect(fake.requests.length).toBe(asked);
+    expect(fake.requestsTo('POST', '/v1/subscriptions/sub_lost_cancel')).toEqual([]);
+  });
+
   it('stops the renewal of a plan whose checkout, begun before the ban, is paid after it', async () => {
     const me = await makeCompletedUser(server);
     const { customer, sessionId } = await startStripeCheckout(server, me);

@@ -13,7 +13,7 @@ import { ENDED_STATUSES, monthsLater } from './billing';
 import { checkoutStatus, type Payments, stripeFor, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
 import type { BillingLog } from './end-billing';
 import { callStripe, isMissingCustomer, isTestPlan, keepCustomerLanguage, PaymentsUnavailable } from './stripe-client';
-import { handleStripeEvent, LOCAL_EVENTS } from './webhook';
+import { handleStripeEvent, LOCAL_EVENTS, stripeSubscriptionSource } from './webhook';
 
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
 export const testPortalUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}test-portal/`;
@@ -233,7 +233,7 @@ export async function cancelLocalSubscription(db: Db, userId: number, yearlyLook
  * end date here); the local test plan's through the test portal's own cancellation. Once unbanned, it
  * renews again (`resumeRenewalOfUnbanned`). Called after the ban has committed: a Stripe
  * that cannot be reached, or refuses, leaves the ban as it is, and the job `banned-plan-stop` tries
- * again until it takes. Answers whether the renewal was stopped now.
+ * again until it takes, or until Stripe says it renews no more. Answers whether the renewal was stopped now.
  */
 export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog, yearlyLookupKey: string): Promise<boolean> {
   const billing = await billingOf(db, userId);
@@ -242,9 +242,13 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
   try {
     if (isTestPlan(subscription)) await cancelLocalSubscription(db, userId, yearlyLookupKey);
     else if (!stripe) throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
-    else if (await endingAtStripe(stripe, subscription)) return false;
-    else await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
+    else if (await endingAtStripe(stripe, subscription)) {
+      await takePlanFromStripe(db, stripe, userId, billing, log);
+      return false;
+    } else await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
   } catch (error) {
+    // Refused: Stripe no longer has the subscription, or it ended between the read and the update.
+    if (stripe && error instanceof Stripe.errors.StripeInvalidRequestError && (await takePlanFromStripe(db, stripe, userId, billing, log))) return false;
     log.error({ err: error, userId, subscription }, 'a banned account’s subscription still renews: tried again by the job banned-plan-stop');
     return false;
   }
@@ -256,11 +260,53 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
 /**
  * Whether the subscription renews no more at Stripe already: its owner cancelled it in Stripe's portal
  * just before the ban, its event not in yet. The cancellation is theirs, not the ban's: flagged as the
- * ban's, an unban would renew it (`resumeRenewalOfUnbanned`). Its event gives the plan its end here.
+ * ban's, an unban would renew it (`resumeRenewalOfUnbanned`). Its event gives the plan its end here, or,
+ * lost, Stripe read now does (`takePlanFromStripe`).
  */
 async function endingAtStripe(stripe: Stripe, subscription: string): Promise<boolean> {
   const current = await callStripe(() => stripe.subscriptions.retrieve(subscription));
   return current.cancel_at_period_end || Boolean(current.cancel_at) || ENDED_STATUSES.has(current.status);
+}
+
+/**
+ * A ban's stop found the subscription renewing no more at Stripe, or was refused: the event that would
+ * have said so here was lost (or is late). The plan is written as Stripe has it now, through the
+ * webhook's handler as that event would be (read fresh, under the user's lock): it ends at its
+ * period's end, or has ended. Else it would say it renews, and the job banned-plan-stop would ask
+ * Stripe again at every run, for ever. A subscription Stripe does not have is ended: it bills no one.
+ * Answers whether the plan renews no more here (the job's work is done); a Stripe that cannot be read
+ * leaves it to the job.
+ */
+async function takePlanFromStripe(
+  db: Db,
+  stripe: Stripe,
+  userId: number,
+  billing: NonNullable<Awaited<ReturnType<typeof billingOf>>>,
+  log: BillingLog,
+): Promise<boolean> {
+  const { customer, subscription } = billing;
+  if (!customer || !subscription) return false;
+  try {
+    await handleStripeEvent(
+      db,
+      {
+        id: `evt_ban_read_${subscription}_${billing.version}`,
+        type: 'customer.subscription.updated',
+        // The handler reads it fresh from Stripe: only one Stripe does not have is taken as sent here.
+        data: { object: { id: subscription, object: 'subscription', customer, status: 'canceled' } },
+      },
+      { provider: 'stripe', latest: stripeSubscriptionSource(stripe) },
+      log,
+    );
+  } catch (error) {
+    log.warn({ err: error, customer, subscription }, 'could not read a banned account’s subscription from Stripe');
+    return false;
+  }
+  const [renewing] = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.hasSubscription, true), isNull(users.planEndsAt)));
+  return !renewing;
 }
 
 /** Banned accounts whose plan still renews: a ban whose stop Stripe did not take (`stopRenewalOfBanned`). */
