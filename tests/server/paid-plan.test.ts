@@ -7,7 +7,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJob } from '../../server/jobs';
-import { monthsLater } from '../../server/features/payments/billing';
 import { bannedPlanStop } from '../../server/jobs/banned-plan-stop';
 import { spentLikesPurge } from '../../server/jobs/spent-likes-purge';
 import { testPlanEnd } from '../../server/jobs/test-plan-end';
@@ -34,6 +33,9 @@ import { unban } from '../../server/features/moderation/service';
 import { handleStripeEvent, LOCAL_EVENTS } from '../../server/features/payments/webhook';
 import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 import { connect, waitFor } from '../helpers/socket';
+import { racesOnPostgres } from '../helpers/lock-holder';
+import { hasPostgres } from '../helpers/services';
+import { BILLING_LOCK_SPACE, monthsLater } from '../../server/features/payments/billing';
 
 type Response = 'like' | 'dislike' | 'skip';
 
@@ -1166,5 +1168,39 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
       fake.portalConfigured = true;
     }
     expect((await api().portal(me)).status).toBe(200);
+  });
+});
+
+describe.skipIf(!(await hasPostgres()))('a test plan’s cancellation racing a ban’s stop of it, on PostgreSQL', () => {
+  const races = racesOnPostgres();
+
+  it('each changes the plan as it is under the billing lock: the owner’s cancellation, in first, stays theirs, and an unban leaves it to end', async () => {
+    const { server } = races;
+    const me = await makeCompletedUser(server);
+    const moderator = await makeModerator(server);
+    await subscribeThroughTestCheckout(server, me, 'monthly');
+    const plan = async () =>
+      (await server.app.db.select({ renewsAt: users.planRenewsAt, endsAt: users.planEndsAt, stoppedByBan: users.planStoppedByBan }).from(users).where(eq(users.id, me.id)))[0]!;
+    const renewsAt = (await plan()).renewsAt!;
+
+    // Both read the plan renewing, then wait for the user's billing lock: the owner's cancellation first.
+    const release = await races.hold('select pg_advisory_xact_lock($1::int, $2::int)', [BILLING_LOCK_SPACE, me.id]);
+    let cancelling: Promise<unknown> | undefined;
+    let banning: Promise<unknown> | undefined;
+    try {
+      cancelling = client(server.url).post('/api/payments/test-portal/cancel/', { token: me.token, json: {} });
+      expect(await races.stuckOrDone(cancelling, 1)).toBe(false);
+      banning = banThroughModeration(server, moderator, me);
+      expect(await races.stuckOrDone(banning, 2)).toBe(false);
+    } finally {
+      await release();
+    }
+    await Promise.all([cancelling, banning]);
+    const ending = { renewsAt: null, endsAt: new Date(Math.floor(renewsAt.getTime() / 1000) * 1000) };
+    expect(await plan()).toEqual({ ...ending, stoppedByBan: false });
+
+    // Its owner cancelled it: lifting the ban does not renew it.
+    expect(await unban(server.app.db, me.email)).toBe('changed');
+    expect(await plan()).toEqual({ ...ending, stoppedByBan: false });
   });
 });

@@ -13,7 +13,7 @@ export const ACTIVE_STATUSES = new Set(['active', 'trialing', 'past_due']);
 export const ENDED_STATUSES = new Set(['canceled', 'incomplete_expired']);
 
 /** A lock per user, in a key space of its own (the two-int form never meets the one-bigint locks). */
-const BILLING_LOCK_SPACE = 0x42494c4c;
+export const BILLING_LOCK_SPACE = 0x42494c4c;
 export const billingLock = (userId: number) => sql`select pg_advisory_xact_lock(${BILLING_LOCK_SPACE}::int, ${userId}::int)`;
 
 export type PlanDates = Pick<typeof users.$inferInsert, 'planTrialEndsAt' | 'planRenewsAt' | 'planEndsAt'>;

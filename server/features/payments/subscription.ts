@@ -13,7 +13,7 @@ import { ENDED_STATUSES, monthsLater } from './billing';
 import { checkoutStatus, type Payments, stripeFor, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
 import type { BillingLog } from './end-billing';
 import { callStripe, isMissingCustomer, isTestPlan, keepCustomerLanguage, PaymentsUnavailable } from './stripe-client';
-import { handleStripeEvent, LOCAL_EVENTS, stripeSubscriptionSource } from './webhook';
+import { handleStripeEvent, LOCAL_BAN_EVENTS, LOCAL_EVENTS, stripeSubscriptionSource } from './webhook';
 
 /** The subscribe page's local stand-in for Stripe's customer portal (no Stripe key). */
 export const testPortalUrl = (publicUrl: string) => `${subscribeUrl(publicUrl)}test-portal/`;
@@ -60,18 +60,19 @@ async function newestCheckoutStatus(db: DbOrTx, userId: number) {
  * The event Stripe would send for the local test plan (CHECKOUT_MODE=test) once it is cancelled at its
  * period's end, or renews again, through the webhook's handler, which changes the plan as it is then
  * (its dates, or its end meanwhile). Its id names the billing it changes: the same click twice changes
- * nothing, and a cancellation after a renewal taken up again is a new one.
+ * nothing, and a cancellation after a renewal taken up again is a new one. A ban's stop (`byBan`) is
+ * another event than its owner's cancellation read at the same time: each is applied, as the plan is then.
  */
-function updateLocalPlan(db: Db, billing: NonNullable<Awaited<ReturnType<typeof billingOf>>>, cancel: boolean) {
+function updateLocalPlan(db: Db, billing: NonNullable<Awaited<ReturnType<typeof billingOf>>>, cancel: boolean, byBan = false) {
   const subscription = billing.subscription ?? '';
   return handleStripeEvent(
     db,
     {
-      id: `evt_local_${cancel ? 'cancel' : 'renew'}_${subscription}_${billing.version}`,
+      id: `evt_local_${cancel ? (byBan ? 'ban_stop' : 'cancel') : 'renew'}_${subscription}_${billing.version}`,
       type: 'customer.subscription.updated',
       data: { object: { id: subscription, object: 'subscription', customer: billing.customer ?? '', status: billing.status ?? 'active', cancel_at_period_end: cancel } },
     },
-    LOCAL_EVENTS,
+    byBan ? LOCAL_BAN_EVENTS : LOCAL_EVENTS,
   );
 }
 
@@ -206,24 +207,25 @@ export async function openPortal(
  * paid for (or of the free trial). Stripe would send `customer.subscription.updated` with
  * `cancel_at_period_end`, and this sends the same event through the webhook's handler: the plan stays,
  * with its end date, until `endTestPlans` sends the deletion once that date has passed. A
- * second click changes nothing (`updateLocalPlan`).
+ * second click changes nothing (`updateLocalPlan`). A ban's stop cancels through here too (`byBan`).
+ * Answers whether the plan was cancelled now.
  */
-export async function cancelLocalSubscription(db: Db, userId: number, yearlyLookupKey: string): Promise<void> {
+export async function cancelLocalSubscription(db: Db, userId: number, yearlyLookupKey: string, byBan = false): Promise<boolean> {
   const billing = await billingOf(db, userId);
   if (!billing?.active || !billing.customer || !billing.subscription) throw new Conflict(NO_SUBSCRIPTION);
   // A plan bought at Stripe before a switch to the test checkout is billed there: cancelled here, the
   // app would say it ends while Stripe renews it. Its owner cancels it in Stripe's portal (`openPortal`).
   if (!isTestPlan(billing.subscription)) throw new Conflict(BILLED_AT_STRIPE);
   // Cancelled already: it ends when it said it would.
-  if (billing.endsAt) return;
+  if (billing.endsAt) return false;
   // Bought before the plan's dates were kept, and not dated by the job yet (or being dated by it now):
   // cancelled as it is, it would say no end, and the job would then date it and renew it on. It is
   // dated first, as the job does, and cancelled as it is then.
   if (!billing.trialEndsAt && !billing.renewsAt) {
     await dateTestPlan(db, { id: userId, subscription: billing.subscription, lookupKey: billing.lookupKey }, yearlyLookupKey, new Date());
-    return cancelLocalSubscription(db, userId, yearlyLookupKey);
+    return cancelLocalSubscription(db, userId, yearlyLookupKey, byBan);
   }
-  await updateLocalPlan(db, billing, true);
+  return (await updateLocalPlan(db, billing, true, byBan)).outcome === 'handled';
 }
 
 /**
@@ -240,12 +242,15 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
   if (!billing?.active || !billing.subscription || billing.endsAt) return false;
   const subscription = billing.subscription;
   try {
-    if (isTestPlan(subscription)) await cancelLocalSubscription(db, userId, yearlyLookupKey);
-    else if (!stripe) throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
-    else if (await endingAtStripe(stripe, subscription)) {
+    // Stopped, and marked the ban's, as the plan is under the user's lock (`changeLocalPlan`): its
+    // owner's cancellation in just before stays theirs.
+    if (isTestPlan(subscription)) return await cancelLocalSubscription(db, userId, yearlyLookupKey, true);
+    if (!stripe) throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
+    if (await endingAtStripe(stripe, subscription)) {
       await takePlanFromStripe(db, stripe, userId, billing, log);
       return false;
-    } else await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
+    }
+    await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
   } catch (error) {
     // Refused: Stripe no longer has the subscription, or it ended between the read and the update.
     if (stripe && error instanceof Stripe.errors.StripeInvalidRequestError && (await takePlanFromStripe(db, stripe, userId, billing, log))) return false;

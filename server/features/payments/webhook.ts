@@ -76,9 +76,15 @@ export interface EventOrigin {
    * renews a year on when its checkout was for it, a month on otherwise, as Stripe's would.
    */
   yearlyLookupKey?: string;
+  /**
+   * The local test plan's cancellation is a ban's stop (`stopRenewalOfBanned`), not its owner's: it
+   * stops only a plan that still renews, and marks it the ban's, for an unban to renew.
+   */
+  byBan?: boolean;
 }
 
 export const LOCAL_EVENTS: EventOrigin = { provider: 'local', latest: null };
+export const LOCAL_BAN_EVENTS: EventOrigin = { ...LOCAL_EVENTS, byBan: true };
 
 /** Where the webhook's handling says what it did beyond the event's own effect (a request's log). */
 export interface EventLog {
@@ -223,7 +229,7 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log:
       return {
         userId,
         read: async (billing) => {
-          if (origin.provider === 'local') return (tx) => changeLocalPlan(tx, userId, sent);
+          if (origin.provider === 'local') return (tx) => changeLocalPlan(tx, userId, sent, origin.byBan === true);
           const held = origin.latest && (await otherLiveSubscription(origin.latest, billing, sent.id));
           if (held) return async () => ignored(`a second subscription of the customer's, beside the live ${held}`);
           const current = (origin.latest && (await origin.latest(sent.id))) || sent;
@@ -481,16 +487,22 @@ const seconds = (date: Date | null) => (date ? Math.floor(date.getTime() / 1000)
  * now, under the user's lock, as Stripe's are read fresh. Made from a read taken before, it would
  * bring back a plan the job test-plan-end ended meanwhile, or end one it renewed at the period gone by.
  * The row stays locked until the change commits: the job's renewal and dating wait for it.
+ *
+ * A cancellation says whose it is as it is written (`byBan`), so that an owner's and a ban's, each
+ * read while the plan renewed, cannot both take it: the ban's stops only a plan that still renews;
+ * the owner's, in after the ban's, makes the cancellation theirs. Only one the ban's is renewed by an
+ * unban (`resumeRenewalOfUnbanned`).
  */
-async function changeLocalPlan(tx: Tx, userId: number, sent: StripeSubscription): Promise<EventResult> {
+async function changeLocalPlan(tx: Tx, userId: number, sent: StripeSubscription, byBan: boolean): Promise<EventResult> {
   const [plan] = await tx
     .select({ lookupKey: users.planLookupKey, trialEndsAt: users.planTrialEndsAt, renewsAt: users.planRenewsAt, endsAt: users.planEndsAt })
     .from(users)
     .where(and(eq(users.id, userId), eq(users.hasSubscription, true), eq(users.stripeSubscriptionId, sent.id)))
     .for('update');
   if (!plan) return ignored('a test plan that has ended');
+  if (byBan && plan.endsAt) return ignored('a test plan that renews no more');
   const trialing = plan.trialEndsAt !== null && plan.trialEndsAt > new Date();
-  return applySubscription(tx, userId, {
+  const result = await applySubscription(tx, userId, {
     id: sent.id,
     customer: sent.customer,
     status: trialing ? 'trialing' : 'active',
@@ -499,6 +511,8 @@ async function changeLocalPlan(tx: Tx, userId: number, sent: StripeSubscription)
     cancel_at: null,
     cancel_at_period_end: sent.cancel_at_period_end,
   });
+  if (sent.cancel_at_period_end && result.outcome === 'handled') await tx.update(users).set({ planStoppedByBan: byBan }).where(eq(users.id, userId));
+  return result;
 }
 
 async function applySubscription(tx: Tx, userId: number, subscription: StripeSubscription): Promise<EventResult> {
