@@ -12,8 +12,8 @@ export const bannedPlanStop: Job = {
   everyMs: 10 * 60 * 1000,
   firstAfterMs: 60 * 1000,
   scope: 'cluster',
-  // Only Stripe can fail to take a ban's stop (the local test checkout's plans are stopped here, in the
-  // database), and a plan bought there is stopped there whatever the checkout mode now: with a key.
+  // Only plans at Stripe are this job's (the local test checkout's are tried again by test-plan-end, in
+  // every mode), and a plan bought there is stopped there whatever the checkout mode now: with a key.
   runsWith: (config) => config.stripe.secretKey !== null,
   async run(app, stopping) {
     const due = await bannedStillRenewing(app.db);

@@ -13,8 +13,9 @@ import type { Job } from './job';
  * period it is in, cancelled or not, rather than keep its perks for ever.
  *
  * A test plan bought before the plan's dates were kept has none to renew or end on: it is given those
- * of the period it is in first (`dateTestPlans`), in every mode. One a ban stopped while it had none
- * is stopped again once dated, before anything renews it (`stopBannedTestPlans`).
+ * of the period it is in first (`dateTestPlans`), in every mode. A banned account's that still renews
+ * (a ban's stop that did not take, or one that stopped it while it had no dates) is stopped once dated,
+ * before anything renews it (`stopBannedTestPlans`).
  */
 export const testPlanEnd: Job = {
   name: 'test-plan-end',

@@ -30,6 +30,7 @@ import { client } from '../helpers/http';
 import { cancelThroughTestPortal, endCancelledTestPlan, endThroughTestPortal, subscribeThroughTestCheckout } from '../helpers/plan';
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { unban } from '../../server/features/moderation/service';
+import { stopRenewalOfBanned } from '../../server/features/payments/subscription';
 import { handleStripeEvent, LOCAL_EVENTS } from '../../server/features/payments/webhook';
 import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 import { connect, waitFor } from '../helpers/socket';
@@ -691,6 +692,28 @@ describe.each(backends)('what the paid plan buys, with the local test checkout, 
     expect(await dates(renewed)).toEqual({ active: true, renewsAt: null, endsAt: renewsAt });
     expect(await dates(undated)).toEqual({ active: true, renewsAt: null, endsAt: monthsLater(startedAt, 2) });
     expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { dated: 0, stopped: 0, renewed: 0, ended: 0 } });
+  });
+
+  it('tries a ban’s stop of a test plan that did not take again at the job test-plan-end, which its log line names', async () => {
+    const me = await makeCompletedUser(server);
+    await subscribeThroughTestCheckout(server, me, 'monthly');
+    const plan = async () =>
+      (await server.app.db.select({ customer: users.stripeCustomerId, endsAt: users.planEndsAt, stoppedByBan: users.planStoppedByBan }).from(users).where(eq(users.id, me.id)))[0]!;
+    const { customer } = await plan();
+    // The stop cannot be written at the ban (here: the plan's customer unreadable for the moment).
+    await server.app.db.update(users).set({ stripeCustomerId: null }).where(eq(users.id, me.id));
+    await banThroughModeration(server, await makeModerator(server), me);
+    const logged: Array<{ object: object; message: string }> = [];
+    const log = { warn: () => {}, error: (object: object, message: string) => logged.push({ object, message }) };
+    expect(await stopRenewalOfBanned(server.app.db, null, me.id, log, server.config.stripe.lookupKeys.yearly)).toBe(false);
+    expect(logged).toEqual([
+      { object: expect.objectContaining({ job: 'test-plan-end' }), message: 'a banned account’s subscription still renews: tried again by the job test-plan-end' },
+    ]);
+
+    await server.app.db.update(users).set({ stripeCustomerId: customer }).where(eq(users.id, me.id));
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { stopped: 1 } });
+    expect(await plan()).toMatchObject({ endsAt: expect.any(Date), stoppedByBan: true });
+    expect(await runJob(server.app, testPlanEnd)).toMatchObject({ status: 'done', report: { stopped: 0 } });
   });
 
   it('promises the trial until a checkout has completed: not for one left open or cancelled, not after a cancelled plan', async () => {

@@ -254,7 +254,9 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
   } catch (error) {
     // Refused: Stripe no longer has the subscription, or it ended between the read and the update.
     if (stripe && error instanceof Stripe.errors.StripeInvalidRequestError && (await takePlanFromStripe(db, stripe, userId, billing, log))) return false;
-    log.error({ err: error, userId, subscription }, 'a banned account’s subscription still renews: tried again by the job banned-plan-stop');
+    // The test checkout's plans are tried again by the job that renews them, in every mode; Stripe's by its own.
+    const job = isTestPlan(subscription) ? 'test-plan-end' : 'banned-plan-stop';
+    log.error({ err: error, userId, subscription, job }, `a banned account’s subscription still renews: tried again by the job ${job}`);
     return false;
   }
   // Lifting the ban lets it renew again (`resumeRenewalOfUnbanned`): the ban stopped it, not its owner.
@@ -314,7 +316,10 @@ async function takePlanFromStripe(
   return !renewing;
 }
 
-/** Banned accounts whose plan still renews: a ban whose stop Stripe did not take (`stopRenewalOfBanned`). */
+/**
+ * Banned accounts whose plan at Stripe still renews: a ban whose stop Stripe did not take
+ * (`stopRenewalOfBanned`). The test checkout's are `stopBannedTestPlans`'s.
+ */
 export async function bannedStillRenewing(db: Db): Promise<number[]> {
   const rows = await db
     .select({ id: users.id })
@@ -324,6 +329,7 @@ export async function bannedStillRenewing(db: Db): Promise<number[]> {
         isNotNull(users.bannedAt),
         eq(users.hasSubscription, true),
         isNotNull(users.stripeSubscriptionId),
+        sql`${users.stripeSubscriptionId} not like 'sub_local_%'`,
         isNull(users.planEndsAt),
         eq(users.planStoppedByBan, false),
       ),
@@ -448,14 +454,15 @@ async function dateTestPlan(
 }
 
 /**
- * Stops the renewal of the local test plans that a ban stopped but left with no end: a ban before the
- * plan's dates were kept cancelled one that had none, which so said no end; the job then dated it and
- * renewed it on, and its stopped-by-the-ban flag kept it from being stopped again. Each is cancelled
- * now, as a ban is (`stopRenewalOfBanned`), to end at the end of the period it is in. Answers whose
- * plans were stopped, for their apps.
+ * Stops the renewal of the local test plans of banned accounts that still have no end: a ban's stop
+ * that did not take (logged, naming this job), and one a ban before the plan's dates were kept gave
+ * none (it cancelled a plan that had none, which so said no end; the job then dated it and renewed it
+ * on, and its stopped-by-the-ban flag kept it from being stopped again). Each is cancelled now, as a
+ * ban is (`stopRenewalOfBanned`), to end at the end of the period it is in. Answers whose plans were
+ * stopped, for their apps.
  */
 export async function stopBannedTestPlans(db: Db, log: BillingLog, yearlyLookupKey: string): Promise<number[]> {
-  const unended = await liveTestPlans(db, and(eq(users.planStoppedByBan, true), isNotNull(users.bannedAt), isNull(users.planEndsAt)));
+  const unended = await liveTestPlans(db, and(isNotNull(users.bannedAt), isNull(users.planEndsAt)));
   const stopped: number[] = [];
   for (const { id } of unended) {
     if (await stopRenewalOfBanned(db, null, id, log, yearlyLookupKey)) stopped.push(id);
