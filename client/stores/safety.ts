@@ -12,7 +12,7 @@ import { useConversations } from './conversations';
 import { useDeck } from './deck';
 import { useLikes } from './likes';
 import { usePlan } from './plan';
-import { onSignOut, sessionCheck } from './session';
+import { onSignOut, ownsStorage, sessionCheck } from './session';
 
 /** How an action that ends everything with a person came out. */
 export type Outcome = 'done' | 'gone';
@@ -241,8 +241,11 @@ export const useSafety = create<SafetyState>()((set, get) => {
 });
 
 onSignOut(() => useSafety.getState().reset());
+// Written by the session that owns storage only, as the chat drafts are: a tab left signed in after
+// another signed in as someone else would hand that account its reports, or write over theirs. Read
+// as the store is made, from the storage of the session the tab opens in (sign-ins clear it).
 useSafety.subscribe(({ reportDrafts }, previous) => {
-  if (reportDrafts !== previous.reportDrafts) writeCache('reportDrafts', reportDrafts);
+  if (reportDrafts !== previous.reportDrafts && ownsStorage()) writeCache('reportDrafts', reportDrafts);
 });
 
 /**

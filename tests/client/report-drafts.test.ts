@@ -22,4 +22,20 @@ describe('a report being written', () => {
     after.useSession.getState().signOut({ alreadyRevoked: true });
     expect((await loadStores()).useSafety.getState().reportDrafts).toEqual({});
   });
+
+  it('is not written by a tab left signed in after another signed in as someone else', async () => {
+    const stores = await loadStores();
+    stores.useSession.getState().signIn('token');
+    // Another tab signed in: local storage was cleared and holds its token now.
+    localStorage.clear();
+    localStorage.setItem('auth_token', 'someone-else');
+    stores.useSafety.setState({ reportDrafts: { 7: { reason: 'harassment', details: 'Not for their eyes.' } } });
+    expect(localStorage.getItem('cache:reportDrafts')).toBeNull();
+
+    // Nor does it write over the report that session is writing, once its own is sent.
+    const theirs = JSON.stringify({ version: 2, value: { 9: { reason: 'spam', details: 'Theirs.' } } });
+    localStorage.setItem('cache:reportDrafts', theirs);
+    stores.useSafety.setState({ reportDrafts: {} });
+    expect(localStorage.getItem('cache:reportDrafts')).toBe(theirs);
+  });
 });
