@@ -3,7 +3,7 @@ import { ANALYTICS_MAX_AGE_MS, ANALYTICS_MAX_KEPT } from '../../shared/constants
 import { onTokenReplaced } from '../stores/session';
 import { sessionOf, type Unsent } from './analytics-unsent';
 import { api, mayPass } from './api';
-import { ANALYTICS_KEY, getToken, readStorage } from './storage';
+import { ANALYTICS_KEY, getToken, readJson } from './storage';
 import { uuid } from './uuid';
 
 /*
@@ -29,12 +29,7 @@ const isUnsent = (value: unknown): value is Unsent => {
 };
 
 function readUnsent(): Unsent[] {
-  let stored: unknown;
-  try {
-    stored = JSON.parse(readStorage(ANALYTICS_KEY) ?? '[]');
-  } catch {
-    stored = [];
-  }
+  const stored = readJson(ANALYTICS_KEY);
   const oldest = Date.now() - ANALYTICS_MAX_AGE_MS;
   const byId = new Map<string, Unsent>();
   for (const entry of [...(Array.isArray(stored) ? stored.filter(isUnsent) : []), ...inMemory]) if (entry.at >= oldest) byId.set(entry.id, entry);

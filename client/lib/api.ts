@@ -8,7 +8,7 @@ import type { FieldErrors } from '../../shared/schemas/common';
 import type { CurrentUser } from '../../shared/schemas/users';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes';
 import { useLanguage } from './i18n';
-import { getToken, PENDING_JOIN_KEY, readStorage } from './storage';
+import { getToken, PENDING_JOIN_KEY, readJson } from './storage';
 
 /**
  * A failed call. Decide by `status` and `code` (shared/error-codes.ts), never by the words:
@@ -249,11 +249,7 @@ export interface RegisterInput {
  * crowd shares its Wi-Fi's one address, and with a pass the server counts the door's rush per event.
  */
 export function joinPass(): string | undefined {
-  try {
-    return (JSON.parse(readStorage(PENDING_JOIN_KEY) ?? '{}') as { pass?: string } | null)?.pass;
-  } catch {
-    return undefined;
-  }
+  return (readJson(PENDING_JOIN_KEY) as { pass?: string } | null)?.pass;
 }
 
 /**

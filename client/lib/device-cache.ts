@@ -1,3 +1,5 @@
+import { readJson } from './storage';
+
 /**
  * What the app last showed of the server, kept on the device for an opening with no network: the
  * signed-in user, the event they are checked in to, their conversation lists, the chats they opened
@@ -16,12 +18,8 @@ export const readCache = <T>(kind: CacheKind, userId?: number): T | null => kept
 
 /** What was kept, a null too; undefined when nothing was (or an older build kept it). */
 export function keptValue<T>(kind: CacheKind, userId?: number): T | undefined {
-  try {
-    const parsed = JSON.parse(window.localStorage.getItem(cacheKey(kind, userId)) ?? 'null') as { version?: unknown; value?: T } | null;
-    return parsed?.version === CACHE_VERSION ? parsed.value : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = readJson(cacheKey(kind, userId)) as { version?: unknown; value?: T } | null;
+  return parsed?.version === CACHE_VERSION ? parsed.value : undefined;
 }
 
 export function writeCache(kind: CacheKind, value: unknown, userId?: number) {

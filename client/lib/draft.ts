@@ -1,5 +1,6 @@
 import { useState } from 'react';
-import { DRAFT_KEY, getToken } from './storage';
+import { useSession } from '../stores/session';
+import { DRAFT_KEY, getToken, readDraft } from './storage';
 
 /**
  * The session a draft was typed in, by a mark of its token (the token itself is kept in one place
@@ -17,24 +18,26 @@ function sessionMark() {
  * What was typed in a form so far, kept in this tab's session storage under `form`, so that a reload,
  * or the phone's discarding the tab while it was locked, gives it back: `draft`, as the form opened
  * (null: none, or another session's); `keep(value)` at each change, `keep(null)` once the form is sent.
- * A sign-in or sign-out drops them all (`dropDrafts`). Never a password: the forms leave theirs out.
+ * A sign-in or sign-out drops them all (`dropDrafts`), but when the server ended the session: those
+ * are kept for its user, and given back to them in their next session here, as the chat drafts are.
+ * Never a password: the forms leave theirs out.
  */
 export function useDraft<T>(form: string) {
   const key = DRAFT_KEY + form;
   // The session the form opened in: what is typed in it is that session's, whoever signs in meanwhile.
   const [session] = useState(sessionMark);
+  const me = () => useSession.getState().user?.id;
   const [draft] = useState(() => {
-    try {
-      const kept = JSON.parse(window.sessionStorage.getItem(key) ?? 'null') as { session: number; value: T } | null;
-      return kept?.session === session ? kept.value : null;
-    } catch {
-      return null;
-    }
+    const kept = readDraft<T>(key);
+    return kept && (kept.session === session || (kept.user !== undefined && kept.user === me())) ? kept.value : null;
   });
   const keep = (value: T | null) => {
+    // Signed out (the page on its way to the login page, and unmounting): what the session left is
+    // the sign-out's to drop, or to keep for its user.
+    if (sessionMark() !== session) return;
     try {
       if (value === null) window.sessionStorage.removeItem(key);
-      else window.sessionStorage.setItem(key, JSON.stringify({ session, value }));
+      else window.sessionStorage.setItem(key, JSON.stringify({ session, user: me(), value }));
     } catch {
       // Storage refused (private mode, full): the form works as before, without a draft.
     }

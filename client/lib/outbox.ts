@@ -1,5 +1,5 @@
 /** Kept apart from storage.ts, which the landing page loads: only the chat needs it. */
-import { OUTBOX_KEY, readStorage, removeKeys } from './storage';
+import { OUTBOX_KEY, readJson, removeKeys } from './storage';
 import { uuid } from './uuid';
 
 /**
@@ -41,12 +41,8 @@ const isOutboxEntry = (value: unknown): value is OutboxEntry => {
 };
 
 export function readOutbox(userId: number): OutboxEntry[] {
-  try {
-    const parsed: unknown = JSON.parse(readStorage(outboxKey(userId)) ?? '[]');
-    return Array.isArray(parsed) ? parsed.filter(isOutboxEntry) : [];
-  } catch {
-    return [];
-  }
+  const parsed = readJson(outboxKey(userId));
+  return Array.isArray(parsed) ? parsed.filter(isOutboxEntry) : [];
 }
 
 export function writeOutbox(userId: number, entries: OutboxEntry[]) {

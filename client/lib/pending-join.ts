@@ -1,7 +1,7 @@
 /** Kept apart from storage.ts, which the landing page loads: only the event pages and the app need it. */
 import { JOIN_PASS_MINUTES } from '../../shared/constants';
 import { useSession } from '../stores/session';
-import { PENDING_JOIN_KEY } from './storage';
+import { PENDING_JOIN_KEY, readJson } from './storage';
 
 /**
  * An event the visitor set out to join: the code, and the pass the QR link was exchanged for. Kept on
@@ -19,17 +19,13 @@ export interface PendingJoin {
 }
 
 export function getPendingJoin(): PendingJoin | null {
-  try {
-    const stored = JSON.parse(window.localStorage.getItem(PENDING_JOIN_KEY) ?? 'null') as PendingJoin | null;
-    if (!stored || typeof stored.code !== 'string' || typeof stored.expiresAt !== 'number') return null;
-    if (stored.expiresAt <= Date.now()) {
-      clearPendingJoin();
-      return null;
-    }
-    return stored;
-  } catch {
+  const stored = readJson(PENDING_JOIN_KEY) as PendingJoin | null;
+  if (!stored || typeof stored.code !== 'string' || typeof stored.expiresAt !== 'number') return null;
+  if (stored.expiresAt <= Date.now()) {
+    clearPendingJoin();
     return null;
   }
+  return stored;
 }
 
 export function setPendingJoin(join: PendingJoin) {

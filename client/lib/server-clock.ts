@@ -1,5 +1,6 @@
 import { useEffect, useReducer } from 'react';
 import { create } from 'zustand';
+import { readJson } from './storage';
 
 /**
  * One answer that said the server's time: the offset it gave (`ahead`), its round trip (`trip`), and
@@ -40,13 +41,9 @@ function plausible({ ahead, trip, at }: Sample, now: number) {
 
 /** The last opening's answers, those still plausible. */
 function keptSamples(): Sample[] {
-  try {
-    const kept: unknown = JSON.parse(window.localStorage.getItem(STORAGE_KEY) ?? '[]');
-    const now = Date.now();
-    return Array.isArray(kept) ? kept.filter((each: Sample | null) => plausible(each ?? ({} as Sample), now)).slice(-SAMPLES) : [];
-  } catch {
-    return [];
-  }
+  const kept = readJson(STORAGE_KEY);
+  const now = Date.now();
+  return Array.isArray(kept) ? kept.filter((each: Sample | null) => plausible(each ?? ({} as Sample), now)).slice(-SAMPLES) : [];
 }
 
 function keep(kept: Sample[]) {

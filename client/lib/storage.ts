@@ -31,6 +31,18 @@ export function readStorage(key: string): string | null {
   }
 }
 
+/**
+ * A key's value read as JSON, of local storage (session storage: `session`); null when it is not
+ * there, or cannot be read or parsed. What it holds is the caller's to check.
+ */
+export function readJson(key: string, session = false): unknown {
+  try {
+    return JSON.parse((session ? window.sessionStorage : window.localStorage).getItem(key) ?? 'null');
+  } catch {
+    return null;
+  }
+}
+
 export const getToken = () => readStorage(TOKEN_KEY);
 
 export function setToken(token: string) {
@@ -58,9 +70,9 @@ export function storeLanguage(language: Language, key = LANGUAGE_KEY) {
  * Spanish), the server's Google client id (the login page's Google button in its place at once), and
  * an event the visitor is on their way into: signing up and in is the way in. The language that only
  * came from the account (`ACCOUNT_LANGUAGE_KEY`) goes with its session: on a shared phone, the next
- * person reads the device's, not the last account's. `keepOutbox`: the outboxes too, the
- * messages of a session the server ended that are still to go (`endRevokedSession`), and the chat
- * drafts with them, given back if that user signs in again. `deleted`: the
+ * person reads the device's, not the last account's. `keepOutbox`: the outboxes too, the messages of
+ * a session the server ended that are still to go (`endRevokedSession`), and the drafts with them, the
+ * chat's and the forms' (`dropDrafts`), given back if that user signs in again. `deleted`: the
  * account is gone, and so is the event it was on its way into, for whoever signs in here next. The
  * photos the service worker stored go every time: faces of people this account blocked or unmatched,
  * or whose accounts are gone, are nobody's to see offline on this phone.
@@ -68,7 +80,7 @@ export function storeLanguage(language: Language, key = LANGUAGE_KEY) {
 export function clearStorage({ keepOutbox = false, deleted = false } = {}) {
   const kept = [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, ...(deleted ? [] : [PENDING_JOIN_KEY])];
   removeKeys((key) => !kept.includes(key) && !(keepOutbox && (key.startsWith(OUTBOX_KEY) || key.startsWith(CHAT_DRAFTS_KEY))));
-  dropDrafts();
+  dropDrafts(keepOutbox);
   // Not in every context: a page served over plain HTTP (not localhost) has no cache storage.
   if ('caches' in window) void caches.delete(PHOTO_CACHE);
 }
@@ -78,5 +90,20 @@ export function removeKeys(drop: (key: string) => boolean, storage = window.loca
   for (const key of Object.keys(storage)) if (drop(key)) storage.removeItem(key);
 }
 
-/** The forms' drafts go with the session they were typed in: at a sign-in or sign-out, here or in another tab. */
-export const dropDrafts = () => removeKeys((key) => key.startsWith(DRAFT_KEY), window.sessionStorage);
+/** A form's draft as kept (`lib/draft.ts`): the session it was typed in, by a mark of its token; its user, once known. */
+export interface KeptDraft<T> {
+  session: number;
+  user?: number;
+  value: T;
+}
+
+/** The form's draft kept under `key`; null when there is none, or it cannot be read. */
+export const readDraft = <T>(key: string) => readJson(key, true) as KeptDraft<T> | null;
+
+/**
+ * The forms' drafts go with the session they were typed in: at a sign-in or sign-out, here or in
+ * another tab. `keepOutbox`: but for a session the server ended, those whose user is known are kept
+ * for that user, as the chat drafts are, given back only if they sign in again.
+ */
+export const dropDrafts = (keepOutbox = false) =>
+  removeKeys((key) => key.startsWith(DRAFT_KEY) && !(keepOutbox && readDraft(key)?.user !== undefined), window.sessionStorage);

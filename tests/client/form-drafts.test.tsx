@@ -132,6 +132,27 @@ describe('the profile form', () => {
     expect(field(en['profile.name']).value).toBe('Ana');
   });
 
+  it('keeps them through a session the server ended, for the same user signing in again only', async () => {
+    await openProfile();
+    type(en['profile.name'], 'Ana María');
+    // Ended from another device (its password changed there), as the chat drafts are kept: the page
+    // goes to the login page after the sign-out, then the same user signs in again in this tab.
+    useSession.getState().signOut({ alreadyRevoked: true, keepOutbox: true });
+    cleanup();
+    useSession.getState().signIn('token-2');
+    useSession.setState({ user: currentUser({ is_profile_completed: false }) });
+    await openProfile();
+    expect(field(en['profile.name']).value).toBe('Ana María');
+
+    // Ended again, and someone else signs in here: not theirs.
+    cleanup();
+    useSession.getState().signOut({ alreadyRevoked: true, keepOutbox: true });
+    useSession.getState().signIn('token-3');
+    useSession.setState({ user: currentUser({ id: 2 }) });
+    await openProfile();
+    expect(field(en['profile.name']).value).toBe('Ana');
+  });
+
   it('drops them once they are saved, or the user signs out', async () => {
     await openProfile();
     type(en['profile.name'], 'Ana María');

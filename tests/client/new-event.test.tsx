@@ -19,6 +19,8 @@ import { format } from '../../shared/i18n/format';
 import { useServerAhead } from '../../client/lib/server-clock';
 import { useToasts } from '../../client/lib/toast';
 import { pasteAsBrowser } from '../helpers/paste';
+import { currentUser } from '../helpers/current-user';
+import { useSession } from '../../client/stores/session';
 
 const api = vi.hoisted(() => ({ createEvent: vi.fn(), updateEvent: vi.fn(), myEvents: vi.fn() }));
 vi.mock('../../client/lib/api-app', () => ({ api }));
@@ -235,6 +237,29 @@ describe('the new-event form, reloaded', () => {
     expect(await screen.findByLabelText(enEvents['events.new.name'])).toHaveProperty('value', 'Fiesta');
     expect(screen.getByLabelText(enEvents['events.new.venue'])).toHaveProperty('value', 'Sala 2');
     expect(screen.getByLabelText(new RegExp(enEvents['events.new.joinMode.code']))).toHaveProperty('checked', true);
+  });
+
+  it('gives it back to the same user after a session the server ended, and to no one else', async () => {
+    useSession.getState().signIn('token');
+    useSession.setState({ user: currentUser() });
+    renderNew();
+    fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Fiesta' } });
+    // Ended from another device: signed out with the form on screen, which goes on the way to the
+    // login page (unmounted, not sent nor left); then the same user signs in again in this tab.
+    useSession.getState().signOut({ alreadyRevoked: true, keepOutbox: true });
+    cleanup();
+    useSession.getState().signIn('token-2');
+    useSession.setState({ user: currentUser() });
+    renderNew();
+    expect(await screen.findByLabelText(enEvents['events.new.name'])).toHaveProperty('value', 'Fiesta');
+
+    reload();
+    useSession.getState().signOut({ alreadyRevoked: true, keepOutbox: true });
+    useSession.getState().signIn('token-3');
+    useSession.setState({ user: currentUser({ id: 2 }) });
+    renderNew();
+    expect(await screen.findByLabelText(enEvents['events.new.name'])).toHaveProperty('value', '');
+    useSession.getState().signOut({ alreadyRevoked: true });
   });
 
   it('starts blank again once the event is made, or the form is left', async () => {

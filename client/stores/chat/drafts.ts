@@ -1,5 +1,5 @@
 import type { StoreApi } from 'zustand';
-import { CHAT_DRAFTS_KEY, removeKeys } from '../../lib/storage';
+import { CHAT_DRAFTS_KEY, readJson, removeKeys } from '../../lib/storage';
 import { ownsStorage, useSession } from '../session';
 import type { ChatSlice, ChatState, DraftsSlice } from './types';
 
@@ -26,14 +26,10 @@ const DRAFTS_KEPT = 20;
 const DRAFT_WRITE_MS = 600;
 const draftsKey = (userId: number) => `${CHAT_DRAFTS_KEY}${userId}`;
 function readDrafts(userId: number): Array<[number, string]> {
-  try {
-    const parsed: unknown = JSON.parse(window.localStorage.getItem(draftsKey(userId)) ?? '[]');
-    return Array.isArray(parsed)
-      ? parsed.filter((entry): entry is [number, string] => Array.isArray(entry) && Number.isInteger(entry[0]) && typeof entry[1] === 'string')
-      : [];
-  } catch {
-    return [];
-  }
+  const parsed = readJson(draftsKey(userId));
+  return Array.isArray(parsed)
+    ? parsed.filter((entry): entry is [number, string] => Array.isArray(entry) && Number.isInteger(entry[0]) && typeof entry[1] === 'string')
+    : [];
 }
 /**
  * The user whose drafts this tab restored, and the conversations whose draft it changed since it last
