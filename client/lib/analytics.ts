@@ -3,7 +3,7 @@ import { ANALYTICS_MAX_AGE_MS, ANALYTICS_MAX_KEPT } from '../../shared/constants
 import { onTokenReplaced } from '../stores/session';
 import { sessionOf, type Unsent } from './analytics-unsent';
 import { api, mayPass } from './api';
-import { ANALYTICS_KEY, getToken, readJson } from './storage';
+import { ANALYTICS_KEY, getToken, readJson, writeJson } from './storage';
 import { uuid } from './uuid';
 
 /*
@@ -37,13 +37,7 @@ function readUnsent(): Unsent[] {
 }
 
 function writeUnsent(entries: Unsent[]) {
-  try {
-    if (entries.length === 0) window.localStorage.removeItem(ANALYTICS_KEY);
-    else window.localStorage.setItem(ANALYTICS_KEY, JSON.stringify(entries));
-    inMemory = [];
-  } catch {
-    inMemory = entries;
-  }
+  inMemory = writeJson(ANALYTICS_KEY, entries.length ? entries : null) ? [] : entries;
 }
 
 function send(entry: Unsent) {

@@ -1,4 +1,4 @@
-import { readJson } from './storage';
+import { readJson, writeJson } from './storage';
 
 /**
  * What the app last showed of the server, kept on the device for an opening with no network: the
@@ -22,10 +22,5 @@ export function keptValue<T>(kind: CacheKind, userId?: number): T | undefined {
   return parsed?.version === CACHE_VERSION ? parsed.value : undefined;
 }
 
-export function writeCache(kind: CacheKind, value: unknown, userId?: number) {
-  try {
-    window.localStorage.setItem(cacheKey(kind, userId), JSON.stringify({ version: CACHE_VERSION, value }));
-  } catch {
-    // Private mode or a full storage: the app opens with no network as if it had never been open.
-  }
-}
+// Private mode or a full storage: the app opens with no network as if it had never been open.
+export const writeCache = (kind: CacheKind, value: unknown, userId?: number) => writeJson(cacheKey(kind, userId), { version: CACHE_VERSION, value });

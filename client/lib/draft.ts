@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useSession } from '../stores/session';
-import { DRAFT_KEY, getToken, readDraft } from './storage';
+import { DRAFT_KEY, getToken, readDraft, writeJson } from './storage';
 
 /**
  * The session a draft was typed in, by a mark of its token (the token itself is kept in one place
@@ -34,13 +34,8 @@ export function useDraft<T>(form: string) {
   const keep = (value: T | null) => {
     // Signed out (the page on its way to the login page, and unmounting): what the session left is
     // the sign-out's to drop, or to keep for its user.
-    if (sessionMark() !== session) return;
-    try {
-      if (value === null) window.sessionStorage.removeItem(key);
-      else window.sessionStorage.setItem(key, JSON.stringify({ session, user: me(), value }));
-    } catch {
-      // Storage refused (private mode, full): the form works as before, without a draft.
-    }
+    // Storage refused (private mode, full): the form works as before, without a draft.
+    if (sessionMark() === session) writeJson(key, value === null ? null : { session, user: me(), value }, true);
   };
   return { draft, keep };
 }

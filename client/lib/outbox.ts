@@ -1,5 +1,5 @@
 /** Kept apart from storage.ts, which the landing page loads: only the chat needs it. */
-import { OUTBOX_KEY, readJson, removeKeys } from './storage';
+import { OUTBOX_KEY, readJson, removeKeys, writeJson } from './storage';
 import { uuid } from './uuid';
 
 /**
@@ -46,21 +46,16 @@ export function readOutbox(userId: number): OutboxEntry[] {
 }
 
 export function writeOutbox(userId: number, entries: OutboxEntry[]) {
-  const write = () => {
-    if (entries.length === 0) window.localStorage.removeItem(outboxKey(userId));
-    else window.localStorage.setItem(outboxKey(userId), JSON.stringify(entries));
-  };
+  const write = () => writeJson(outboxKey(userId), entries.length ? entries : null);
+  if (write()) return;
+  // A full storage: what is kept of the server's (`lib/device-cache.ts`) gives way to what is not stored
+  // yet. Private mode, or full all the same: the messages stay in this tab only.
   try {
-    write();
+    removeKeys((key) => key.startsWith('cache:'));
   } catch {
-    // A full storage: what is kept of the server's (`lib/device-cache.ts`) gives way to what is not stored yet.
-    try {
-      removeKeys((key) => key.startsWith('cache:'));
-      write();
-    } catch {
-      // Private mode, or full all the same: the messages stay in this tab only.
-    }
+    return;
   }
+  write();
 }
 
 /** This tab's name, in session storage: a reload keeps it (`thisTab`). */

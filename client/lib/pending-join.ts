@@ -1,7 +1,7 @@
 /** Kept apart from storage.ts, which the landing page loads: only the event pages and the app need it. */
 import { JOIN_PASS_MINUTES } from '../../shared/constants';
 import { useSession } from '../stores/session';
-import { PENDING_JOIN_KEY, readJson } from './storage';
+import { PENDING_JOIN_KEY, readJson, writeJson } from './storage';
 
 /**
  * An event the visitor set out to join: the code, and the pass the QR link was exchanged for. Kept on
@@ -28,21 +28,10 @@ export function getPendingJoin(): PendingJoin | null {
   return stored;
 }
 
-export function setPendingJoin(join: PendingJoin) {
-  try {
-    window.localStorage.setItem(PENDING_JOIN_KEY, JSON.stringify(join));
-  } catch {
-    // Private mode with storage off: the guest scans again after signing up.
-  }
-}
+// Private mode with storage off: the guest scans again after signing up.
+export const setPendingJoin = (join: PendingJoin) => writeJson(PENDING_JOIN_KEY, join);
 
-export function clearPendingJoin() {
-  try {
-    window.localStorage.removeItem(PENDING_JOIN_KEY);
-  } catch {
-    // nothing stored
-  }
-}
+export const clearPendingJoin = () => writeJson(PENDING_JOIN_KEY, null);
 
 /**
  * Whether the signed-in user has a profile still to complete: then the event waits for it, kept here

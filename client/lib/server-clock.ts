@@ -1,6 +1,6 @@
 import { useEffect, useReducer } from 'react';
 import { create } from 'zustand';
-import { readJson } from './storage';
+import { readJson, writeJson } from './storage';
 
 /**
  * One answer that said the server's time: the offset it gave (`ahead`), its round trip (`trip`), and
@@ -46,13 +46,8 @@ function keptSamples(): Sample[] {
   return Array.isArray(kept) ? kept.filter((each: Sample | null) => plausible(each ?? ({} as Sample), now)).slice(-SAMPLES) : [];
 }
 
-function keep(kept: Sample[]) {
-  try {
-    window.localStorage.setItem(STORAGE_KEY, JSON.stringify(kept));
-  } catch {
-    // Private mode or a full storage: the next opening waits for an answer, as the first did.
-  }
-}
+// Private mode or a full storage: the next opening waits for an answer, as the first did.
+const keep = (kept: Sample[]) => writeJson(STORAGE_KEY, kept);
 
 /** The offset of the quickest answer, the newest of equals; 0 with none. */
 const bestOf = (among: Sample[]) => among.reduce<Sample | null>((chosen, each) => (chosen && chosen.trip < each.trip ? chosen : each), null)?.ahead ?? 0;

@@ -43,6 +43,21 @@ export function readJson(key: string, session = false): unknown {
   }
 }
 
+/**
+ * Writes `value` as JSON under `key` of local storage (session storage: `session`); null removes the
+ * key. Whether it went: storage may refuse (private mode, or full).
+ */
+export function writeJson(key: string, value: unknown, session = false): boolean {
+  try {
+    const storage = session ? window.sessionStorage : window.localStorage;
+    if (value === null) storage.removeItem(key);
+    else storage.setItem(key, JSON.stringify(value));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const getToken = () => readStorage(TOKEN_KEY);
 
 export function setToken(token: string) {

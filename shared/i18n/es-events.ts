@@ -34,6 +34,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.new.ends': 'Termina',
   'events.new.endsNextDay': 'Al día siguiente.',
   'events.new.timesHelp': 'Como máximo 48 horas. La entrada abre una hora antes del inicio.',
+  'events.new.timesPassed': 'Las horas que pusiste ya pasaron: empieza ahora.',
   'events.new.timeMissing': 'Elige una fecha y una hora.',
   'events.new.joinMode': 'Cómo entra la gente',
   'events.new.joinMode.qr': 'Escaneando el código QR en la puerta',

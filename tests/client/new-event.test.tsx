@@ -239,6 +239,41 @@ describe('the new-event form, reloaded', () => {
     expect(screen.getByLabelText(new RegExp(enEvents['events.new.joinMode.code']))).toHaveProperty('checked', true);
   });
 
+  it('gives back the times set while they are to come, and starts from now once they have passed', async () => {
+    vi.useFakeTimers({ now: new Date(2030, 5, 14, 18, 5), toFake: ['Date'] });
+    try {
+      renderNew();
+      fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Fiesta' } });
+      fireEvent.change(screen.getByLabelText(enEvents['events.new.starts']), { target: { value: '2030-06-14T22:00' } });
+      fireEvent.change(screen.getByLabelText(endsLabel), { target: { value: '2030-06-15T04:00' } });
+
+      // Reloaded the same evening: the party is still to come.
+      reload();
+      renderNew();
+      expect(await screen.findByLabelText(enEvents['events.new.starts'])).toHaveProperty('value', '2030-06-14T22:00');
+      expect(screen.getByLabelText(endsLabel)).toHaveProperty('value', '2030-06-15T04:00');
+      expect(screen.queryByText(enEvents['events.new.timesPassed'])).toBeNull();
+
+      // Opened again a week later: not last week's times, which the server would refuse, nor an
+      // event that started days ago; the rest as typed.
+      vi.setSystemTime(new Date(2030, 5, 21, 15, 5));
+      reload();
+      renderNew();
+      expect(await screen.findByLabelText(enEvents['events.new.name'])).toHaveProperty('value', 'Fiesta');
+      const starts = screen.getByLabelText(enEvents['events.new.starts']);
+      expect(starts).toHaveProperty('value', '2030-06-21T15:00');
+      expect(screen.getByLabelText(endsLabel)).toHaveProperty('value', '2030-06-21T20:00');
+      expect(starts.getAttribute('aria-describedby')).toContain('starts-help');
+      expect(screen.getByText(enEvents['events.new.timesPassed'])).toBeTruthy();
+
+      // Picked again: the line has said what it had to.
+      fireEvent.change(starts, { target: { value: '2030-06-21T22:00' } });
+      expect(screen.queryByText(enEvents['events.new.timesPassed'])).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('gives it back to the same user after a session the server ended, and to no one else', async () => {
     useSession.getState().signIn('token');
     useSession.setState({ user: currentUser() });

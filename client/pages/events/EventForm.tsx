@@ -78,8 +78,16 @@ export function eventChanges(values: EventFormValues, initial: EventFormValues):
   return Object.fromEntries(changed) as EventUpdate;
 }
 
+/**
+ * Whether times kept from a draft have passed `now`, the start of a form that starts from now: the
+ * start before it, or the end not after. `datetime-local` values, of one width, compare as text.
+ */
+const timesPassed = ({ starts_at, ends_at }: EventFormValues, now: string) => starts_at < now || ends_at <= now;
+
 interface Props {
   initial: EventFormValues;
+  /** `initial`'s times start now (a new event): a draft's that have passed since (last week's party) are not given back. */
+  fromNow?: boolean;
   /** The form's draft (`useDraft`): what was changed in it, given back after a reload. */
   draft: string;
   /** The start can no longer change (the event has started): shown, not editable. */
@@ -90,13 +98,20 @@ interface Props {
 }
 
 /** Name, venue, start, end and how people check in: creating an event and changing one. */
-export function EventForm({ initial, draft, startLocked = false, submitLabel, onSubmit }: Props) {
+export function EventForm({ initial, draft, fromNow = false, startLocked = false, submitLabel, onSubmit }: Props) {
   const t = useT();
   // What was changed before a reload, or before the phone discarded the tab: over the form as it opens
   // now (the event as saved since, here or on another screen; a new one's times from now), a start
-  // that has since locked excepted.
+  // that has since locked excepted, and a new one's times once passed: those would be refused, or make
+  // an event that started days ago. The rest is kept, and the form says why the times are new.
   const { draft: changedBefore, keep } = useDraft<Partial<EventFormValues>>(draft);
-  const [opened] = useState(() => ({ ...initial, ...changedBefore, ...(startLocked && { starts_at: initial.starts_at }) }));
+  const [passed] = useState(() => fromNow && timesPassed({ ...initial, ...changedBefore }, initial.starts_at));
+  const [opened] = useState(() => ({
+    ...initial,
+    ...changedBefore,
+    ...(startLocked && { starts_at: initial.starts_at }),
+    ...(passed && { starts_at: initial.starts_at, ends_at: initial.ends_at }),
+  }));
   const [joinMode, setJoinMode] = useState<JoinModeName>(opened.join_mode);
   const [times, setTimes] = useState({ starts_at: opened.starts_at, ends_at: opened.ends_at });
   // What the fields hold as typed, for the name's and venue's maxLength: the form reads them from the fields.
@@ -104,6 +119,8 @@ export function EventForm({ initial, draft, startLocked = false, submitLabel, on
   const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const formElement = useRef<HTMLFormElement>(null);
+  // Said until another start is picked.
+  const startHelp = startLocked ? 'events.edit.startLocked' : passed && times.starts_at === initial.starts_at && 'events.new.timesPassed';
   const changes = Object.entries({ ...typed, ...times, join_mode: joinMode }).filter(([key, value]) => value !== initial[key as keyof EventFormValues]);
   const changesKept = JSON.stringify(changes);
   useEffect(() => keep(changes.length ? Object.fromEntries(changes) : null), [changesKept]);
@@ -194,11 +211,11 @@ export function EventForm({ initial, draft, startLocked = false, submitLabel, on
               if (errors.ends_at) setErrors(withoutError('ends_at'));
             }}
             aria-invalid={Boolean(errors.starts_at)}
-            aria-describedby={startLocked ? 'starts-help starts-error' : 'starts-error'}
+            aria-describedby={startHelp ? 'starts-help starts-error' : 'starts-error'}
           />
-          {startLocked && (
+          {startHelp && (
             <small id="starts-help" className="help">
-              {t('events.edit.startLocked')}
+              {t(startHelp)}
             </small>
           )}
           <FieldErrors id="starts-error" errors={errors.starts_at} />

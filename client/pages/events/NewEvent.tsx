@@ -42,6 +42,7 @@ export function NewEvent() {
       <EventForm
         initial={initial}
         draft="new-event"
+        fromNow
         submitLabel={t('events.new.submit')}
         onSubmit={async (values) => {
           const created = await api.createEvent(eventInput(values)).catch((error: unknown) => {

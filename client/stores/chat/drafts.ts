@@ -1,5 +1,5 @@
 import type { StoreApi } from 'zustand';
-import { CHAT_DRAFTS_KEY, readJson, removeKeys } from '../../lib/storage';
+import { CHAT_DRAFTS_KEY, readJson, removeKeys, writeJson } from '../../lib/storage';
 import { ownsStorage, useSession } from '../session';
 import type { ChatSlice, ChatState, DraftsSlice } from './types';
 
@@ -49,12 +49,8 @@ function writeDrafts({ drafts }: ChatState) {
     if (drafts[id]) kept.push([id, drafts[id]]);
   }
   touched = [];
-  try {
-    if (kept.length) window.localStorage.setItem(draftsKey(me), JSON.stringify(kept.slice(-DRAFTS_KEPT)));
-    else window.localStorage.removeItem(draftsKey(me));
-  } catch {
-    // Private mode or a full storage: the drafts stay in this tab only.
-  }
+  // Private mode or a full storage: the drafts stay in this tab only.
+  writeJson(draftsKey(me), kept.length ? kept.slice(-DRAFTS_KEPT) : null);
 }
 /**
  * Restored at a sign-in, the drafts this device keeps for the user, under those this tab holds. Those of
