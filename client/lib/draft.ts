@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useSession } from '../stores/session';
+import { keptUser, useSession } from '../stores/session';
 import { DRAFT_KEY, getToken, readDraft, writeJson } from './storage';
 
 /**
@@ -15,6 +15,15 @@ function sessionMark() {
 }
 
 /**
+ * The signed-in user, as far as this tab knows: before the server says, after a reload, the one kept on
+ * the device with the token (`keptUser`).
+ */
+function me() {
+  const { user, token } = useSession.getState();
+  return (user ?? keptUser(token))?.id;
+}
+
+/**
  * What was typed in a form so far, kept in this tab's session storage under `form`, so that a reload,
  * or the phone's discarding the tab while it was locked, gives it back: `draft`, as the form opened
  * (null: none, or another session's); `keep(value)` at each change, `keep(null)` once the form is sent.
@@ -26,7 +35,6 @@ export function useDraft<T>(form: string) {
   const key = DRAFT_KEY + form;
   // The session the form opened in: what is typed in it is that session's, whoever signs in meanwhile.
   const [session] = useState(sessionMark);
-  const me = () => useSession.getState().user?.id;
   const [draft] = useState(() => {
     const kept = readDraft<T>(key);
     return kept && (kept.session === session || (kept.user !== undefined && kept.user === me())) ? kept.value : null;

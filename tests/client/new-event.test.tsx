@@ -285,6 +285,11 @@ describe('the new-event form, reloaded', () => {
     cleanup();
     useSession.getState().signIn('token-2');
     useSession.setState({ user: currentUser() });
+    // Then the page loaded anew onto the form (a reload, the address typed), before the server has
+    // said who is signed in: the user the app kept on the device with the token.
+    await import('../../client/stores/device');
+    reload();
+    useSession.setState({ user: undefined });
     renderNew();
     expect(await screen.findByLabelText(enEvents['events.new.name'])).toHaveProperty('value', 'Fiesta');
 
