@@ -33,7 +33,7 @@ export const enEvents = {
   'events.new.ends': 'Ends',
   'events.new.endsNextDay': 'The next day.',
   'events.new.timesHelp': 'At most 48 hours. Check-in opens one hour before the start.',
-  'events.new.timesPassed': 'The times you had set have passed: it starts now.',
+  'events.new.timesPassed': 'The times you had set have gone by: it starts now.',
   'events.new.timeMissing': 'Pick a date and a time.',
   'events.new.joinMode': 'How people check in',
   'events.new.joinMode.qr': 'Scan the QR code at the door',
