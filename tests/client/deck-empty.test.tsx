@@ -38,8 +38,10 @@ async function emptyDeckSays(event: PublicEvent | null): Promise<string | null> 
     if (!empty) throw new Error('the deck has not come back empty yet');
     return empty;
   });
-  // Read out by the deck's live region, the visible words' twin.
+  // Read out by the deck's live region, which holds them.
   expect(screen.getByTestId('deck-now').textContent).toBe(said.textContent);
+  // Once: the page does not show them, nor a screen reader read them, twice.
+  expect(screen.getAllByText(said.textContent!)).toHaveLength(1);
   return said.textContent;
 }
 

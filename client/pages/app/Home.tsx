@@ -136,12 +136,20 @@ export function Home() {
   if (!current) {
     const says = offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? emptyAtEvent : 'deck.empty';
     return (
-      // Its words are said by the deck's news, there before the deck emptied (after the decision on the
-      // last card, as with any other); here, the focus can rest on them.
-      <DeckPage className="deck-empty-page" news={`${decisionBefore(null)}${t(says)}`}>
-        <p className="center-text muted deck-empty" tabIndex={-1}>
-          {t(says)}
-        </p>
+      // Its words show in the deck's news, there before the deck emptied, after the decision on the last
+      // card (as with any other); the focus can rest on them.
+      <DeckPage
+        className="deck-empty-page"
+        news={
+          <>
+            {decisionBefore(null) && <span className="sr-only">{decisionBefore(null)}</span>}
+            <p className="center-text muted deck-empty" tabIndex={-1}>
+              {t(says)}
+            </p>
+          </>
+        }
+        newsShown
+      >
         {(offline || failed) && <TryAgain onRetry={() => void load()} />}
         {/* Where changing the preferences may bring someone (in town; at an event with others there, the
             second way out after waiting): the way there. */}
@@ -237,18 +245,19 @@ function useDeckFocusKept(onTop: number | undefined) {
 /**
  * The deck's page as it loads, fills and empties: one page throughout, so that its live region of
  * news stays the same element. A live region put in with its words is not read out, as a deck that
- * empties would be if its words came in a new one.
+ * empties would be if its words came in a new one. `newsShown`: the news is the page's own words (the
+ * empty deck's, in it), not only for screen readers.
  */
-function DeckPage({ className, news, children }: { className: string; news: string; children: ReactNode }) {
+function DeckPage({ className, news, newsShown = false, children }: { className: string; news: ReactNode; newsShown?: boolean; children: ReactNode }) {
   const t = useT();
   return (
     <section className={className}>
       {/* The page's heading for screen readers: the deck's card fills the screen where a title would go. */}
       <h1 className="sr-only">{t('app.nav.home')}</h1>
       <EventBar />
-      <p className="sr-only" aria-live="polite" data-testid="deck-now">
+      <div className={newsShown ? 'deck-news' : 'deck-news sr-only'} aria-live="polite" data-testid="deck-now">
         {news}
-      </p>
+      </div>
       {children}
     </section>
   );
