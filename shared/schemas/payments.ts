@@ -71,7 +71,8 @@ export type TestCheckout = z.infer<typeof TestCheckout>;
 export const StripeEvent = z.object({
   id: z.string().min(1).max(255),
   type: z.string().min(1).max(255),
-  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+  /** An update's: what the fields it changed were before it (`customer.subscription.updated`). */
+  data: z.object({ object: z.record(z.string(), z.unknown()), previous_attributes: z.record(z.string(), z.unknown()).optional() }),
 });
 export type StripeEvent = z.infer<typeof StripeEvent>;
 
@@ -106,5 +107,7 @@ export const StripeSubscription = z.object({
   /** When a cancellation takes effect, or whether it does at the end of the period. */
   cancel_at: StripeTime.nullish(),
   cancel_at_period_end: z.boolean().nullish(),
+  /** Our marks on it: `stopped_by: 'ban'` while a ban's stop holds its renewal (`stopRenewalOfBanned`). */
+  metadata: z.record(z.string(), z.string()).nullish(),
 });
 export type StripeSubscription = z.infer<typeof StripeSubscription>;

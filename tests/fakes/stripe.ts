@@ -71,6 +71,7 @@ export interface FakeSubscription {
   trial_end?: number | null;
   cancel_at?: number | null;
   cancel_at_period_end?: boolean;
+  metadata?: Record<string, string>;
 }
 
 /** What one payment of a price charges, as Stripe's price says it. */
@@ -337,6 +338,13 @@ export async function startFakeStripe(options: {
       }
       const cancelAtPeriodEnd = request.form.cancel_at_period_end;
       if (cancelAtPeriodEnd !== undefined) subscription.cancel_at_period_end = cancelAtPeriodEnd === 'true';
+      // Metadata is merged key by key; an empty value removes its key, as Stripe does.
+      for (const [field, value] of Object.entries(request.form)) {
+        const key = /^metadata\[(.+)\]$/.exec(field)?.[1];
+        if (!key) continue;
+        const { [key]: _old, ...rest } = subscription.metadata ?? {};
+        subscription.metadata = value === '' ? rest : { ...rest, [key]: value };
+      }
       return { status: 200, body: { id, object: 'subscription', items: { object: 'list', data: [] }, ...subscription } };
     }
 

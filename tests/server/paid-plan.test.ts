@@ -925,6 +925,11 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
 
   const api = () => planApi(server);
   const deliver = (event: unknown) => deliverStripeEvent(server, event, TEST_STRIPE.webhookSecret);
+  /** Stripe's event for the change that stopped a subscription's renewal, as the subscription was just after it. */
+  const cancellationEvent = (subscription: { id: string; customer: string; metadata: Record<string, string> }) => {
+    const event = stripeEvent('customer.subscription.updated', { ...subscription, object: 'subscription', status: 'active', cancel_at_period_end: true });
+    return { ...event, data: { ...event.data, previous_attributes: { cancel_at_period_end: false } } };
+  };
 
   it('grants the perks on completion, and takes them away the moment the subscription is unpaid or cancelled', async () => {
     const me = await makeCompletedUser(server);
@@ -1041,10 +1046,12 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect((await api().subscription(me)).body.renews_at).toBe(new Date(periodEnd * 1000).toISOString());
 
     await banThroughModeration(server, await makeModerator(server), me);
-    expect(fake.requestsTo('POST', '/v1/subscriptions/sub_banned').map((call) => call.form)).toEqual([{ cancel_at_period_end: 'true' }]);
-    expect(fake.subscriptions.get('sub_banned')?.cancel_at_period_end).toBe(true);
+    expect(fake.requestsTo('POST', '/v1/subscriptions/sub_banned').map((call) => call.form)).toEqual([
+      { cancel_at_period_end: 'true', 'metadata[stopped_by]': 'ban' },
+    ]);
+    expect(fake.subscriptions.get('sub_banned')).toMatchObject({ cancel_at_period_end: true, metadata: { stopped_by: 'ban' } });
     // Stripe's event for it gives the plan its end here: what they see once unbanned, and can renew in the portal.
-    await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_banned', object: 'subscription', customer, status: 'active' }));
+    await deliver(cancellationEvent({ id: 'sub_banned', customer, metadata: { stopped_by: 'ban' } }));
     const [row] = await server.app.db.select({ endsAt: users.planEndsAt, renewsAt: users.planRenewsAt }).from(users).where(eq(users.id, me.id));
     expect(row).toEqual({ endsAt: new Date(periodEnd * 1000), renewsAt: null });
 
@@ -1052,10 +1059,10 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     const log = { warn: () => {}, error: () => {} };
     expect(await unban(server.app.db, me.email, server.app.stripe, log)).toBe('changed');
     expect(fake.requestsTo('POST', '/v1/subscriptions/sub_banned').map((call) => call.form)).toEqual([
-      { cancel_at_period_end: 'true' },
-      { cancel_at_period_end: 'false' },
+      { cancel_at_period_end: 'true', 'metadata[stopped_by]': 'ban' },
+      { cancel_at_period_end: 'false', 'metadata[stopped_by]': '' },
     ]);
-    expect(fake.subscriptions.get('sub_banned')?.cancel_at_period_end).toBe(false);
+    expect(fake.subscriptions.get('sub_banned')).toMatchObject({ cancel_at_period_end: false, metadata: {} });
     await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_banned', object: 'subscription', customer, status: 'active' }));
     expect((await api().subscription(await signedInAgain(server, me))).body).toMatchObject({ renews_at: new Date(periodEnd * 1000).toISOString(), ends_at: null });
 
@@ -1095,6 +1102,33 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect(await unban(server.app.db, me.email, server.app.stripe, { warn: () => {}, error: () => {} })).toBe('changed');
     expect(fake.requestsTo('POST', '/v1/subscriptions/sub_own_cancel')).toEqual([]);
     expect(fake.subscriptions.get('sub_own_cancel')?.cancel_at_period_end).toBe(true);
+  });
+
+  it('leaves a plan its owner cancelled at Stripe while the ban’s stop was reading it to end: an unban does not renew it', async () => {
+    const me = await makeCompletedUser(server);
+    const { customer, sessionId } = await startStripeCheckout(server, me);
+    const items = { object: 'list', data: [{ price: { lookup_key: 'basic_monthly' }, current_period_end: Math.floor(Date.now() / 1000) + 30 * 86_400 }] };
+    fake.subscriptions.set('sub_own_cancel_racing', { customer, status: 'active', items, cancel_at: null, cancel_at_period_end: false });
+    expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_own_cancel_racing'))).status).toBe(200);
+    const moderator = await makeModerator(server);
+    const reporter = await makeCompletedUser(server);
+
+    // The ban's stop reads the plan renewing; before its update reaches Stripe, the owner cancels in the portal.
+    const hold = fake.holdSubscriptionReads();
+    const banned = banThroughModeration(server, moderator, me, reporter);
+    await hold.reading;
+    fake.subscriptions.get('sub_own_cancel_racing')!.cancel_at_period_end = true;
+    hold.release();
+    await banned;
+    expect(fake.subscriptions.get('sub_own_cancel_racing')).toMatchObject({ cancel_at_period_end: true, metadata: { stopped_by: 'ban' } });
+    // Stripe's event for the owner's cancellation, in after the ban's update: the change it tells of was not the ban's.
+    expect((await deliver(cancellationEvent({ id: 'sub_own_cancel_racing', customer, metadata: {} }))).status).toBe(200);
+    const [row] = await server.app.db.select({ stoppedByBan: users.planStoppedByBan, endsAt: users.planEndsAt }).from(users).where(eq(users.id, me.id));
+    expect(row?.stoppedByBan).toBe(false);
+    expect(row?.endsAt).not.toBeNull();
+
+    expect(await unban(server.app.db, me.email, server.app.stripe, { warn: () => {}, error: () => {} })).toBe('changed');
+    expect(fake.subscriptions.get('sub_own_cancel_racing')?.cancel_at_period_end).toBe(true);
   });
 
   it('takes the plan as Stripe has it when a ban’s stop finds it renewing no more there, its event lost: the job stops asking', async () => {
@@ -1138,7 +1172,9 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     // Banned while Stripe's checkout page was open: they pay on it all the same, and can no longer sign in to cancel.
     await banThroughModeration(server, await makeModerator(server), me);
     expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_paid_banned'))).status).toBe(200);
-    expect(fake.requestsTo('POST', '/v1/subscriptions/sub_paid_banned').map((call) => call.form)).toEqual([{ cancel_at_period_end: 'true' }]);
+    expect(fake.requestsTo('POST', '/v1/subscriptions/sub_paid_banned').map((call) => call.form)).toEqual([
+      { cancel_at_period_end: 'true', 'metadata[stopped_by]': 'ban' },
+    ]);
     // Unbanned, it renews again: the ban stopped it, not its owner.
     expect(await unban(server.app.db, me.email, server.app.stripe, { warn: () => {}, error: () => {} })).toBe('changed');
     expect(fake.subscriptions.get('sub_paid_banned')?.cancel_at_period_end).toBe(false);

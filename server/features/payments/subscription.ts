@@ -9,7 +9,7 @@ import { checkoutSessions, users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
-import { ENDED_STATUSES, monthsLater } from './billing';
+import { billingLock, ENDED_STATUSES, monthsLater } from './billing';
 import { checkoutStatus, type Payments, stripeFor, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
 import type { BillingLog } from './end-billing';
 import { callStripe, isMissingCustomer, isTestPlan, keepCustomerLanguage, PaymentsUnavailable } from './stripe-client';
@@ -250,7 +250,8 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
       await takePlanFromStripe(db, stripe, userId, billing, log);
       return false;
     }
-    await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true }));
+    // Marked the ban's in the same change: Stripe's event for it says whose the cancellation is (`cancelledByBan`).
+    await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true, metadata: { stopped_by: 'ban' } }));
   } catch (error) {
     // Refused: Stripe no longer has the subscription, or it ended between the read and the update.
     if (stripe && error instanceof Stripe.errors.StripeInvalidRequestError && (await takePlanFromStripe(db, stripe, userId, billing, log))) return false;
@@ -260,7 +261,15 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
     return false;
   }
   // Lifting the ban lets it renew again (`resumeRenewalOfUnbanned`): the ban stopped it, not its owner.
-  await db.update(users).set({ planStoppedByBan: true }).where(eq(users.id, userId));
+  // Unless an event has given the plan its end meanwhile: that event said whose the cancellation is
+  // (`cancelledByBan`), and an owner's in at Stripe just before the update stays theirs.
+  await db.transaction(async (tx) => {
+    await tx.execute(billingLock(userId));
+    await tx
+      .update(users)
+      .set({ planStoppedByBan: true })
+      .where(and(eq(users.id, userId), eq(users.stripeSubscriptionId, subscription), isNull(users.planEndsAt)));
+  });
   return true;
 }
 
@@ -362,7 +371,8 @@ export async function resumeRenewalOfUnbanned(db: Db, stripe: Stripe | null, use
   const subscription = billing.subscription;
   try {
     if (isTestPlan(subscription)) await updateLocalPlan(db, billing, false);
-    else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: false }));
+    // The ban's mark goes with it: a later cancellation of its owner's is theirs.
+    else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: false, metadata: { stopped_by: '' } }));
     else throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
   } catch (error) {
     log.error({ err: error, userId, subscription }, 'an unbanned account’s subscription still ends at its period’s end: renew it in Stripe by hand');

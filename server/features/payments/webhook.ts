@@ -234,7 +234,12 @@ async function eventEffect(db: Db, event: StripeEvent, origin: EventOrigin, log:
           if (held) return async () => ignored(`a second subscription of the customer's, beside the live ${held}`);
           const current = (origin.latest && (await origin.latest(sent.id))) || sent;
           if (origin.latest && ACTIVE_STATUSES.has(current.status)) await endReplaced(origin.latest, billing, current.id, log);
-          return (tx) => applySubscription(tx, userId, current);
+          const byBan = cancelledByBan(event, sent);
+          return async (tx) => {
+            const result = await applySubscription(tx, userId, current);
+            if (byBan !== null && current.cancel_at_period_end && result.outcome === 'handled') await markStoppedByBan(tx, userId, current.id, byBan);
+            return result;
+          };
         },
       };
     }
@@ -513,6 +518,26 @@ async function changeLocalPlan(tx: Tx, userId: number, sent: StripeSubscription,
   });
   if (sent.cancel_at_period_end && result.outcome === 'handled') await tx.update(users).set({ planStoppedByBan: byBan }).where(eq(users.id, userId));
   return result;
+}
+
+/**
+ * Whose cancellation an update at Stripe is, when it is one (its renewal stopped at the period's end):
+ * the ban's when Stripe marked it the ban's in the very change (`stopRenewalOfBanned` sends the mark
+ * with it), its owner's otherwise. Stripe cannot be asked to stop a renewal only if it still renews, so
+ * an owner's cancellation in the portal just before the ban's update is told apart only here: the
+ * event of the change that stopped it says what the subscription was then. Null for any other update.
+ */
+function cancelledByBan(event: StripeEvent, sent: StripeSubscription): boolean | null {
+  if (event.data.previous_attributes?.cancel_at_period_end !== false || sent.cancel_at_period_end !== true) return null;
+  return sent.metadata?.stopped_by === 'ban';
+}
+
+/** Whose the plan's cancellation is, for an unban to renew only the ban's (`resumeRenewalOfUnbanned`). */
+async function markStoppedByBan(tx: Tx, userId: number, subscription: string, byBan: boolean): Promise<void> {
+  await tx
+    .update(users)
+    .set({ planStoppedByBan: byBan })
+    .where(and(eq(users.id, userId), eq(users.stripeSubscriptionId, subscription)));
 }
 
 async function applySubscription(tx: Tx, userId: number, subscription: StripeSubscription): Promise<EventResult> {
