@@ -112,6 +112,8 @@ export default fp(
      * still both find room for one; the next count sees them both.
      */
     const inTurn = turnsByKey<number>();
+    /** Each socket between its handshake and its connection: what follows the user's moves it missed meanwhile. */
+    const connecting = new WeakMap<RealtimeSocket, () => void>();
 
     // A handshake under way is waited for by a close as a write is (`track`): it reads the database, and
     // the socket it lets in is one whose transport the close must then drop.
@@ -138,9 +140,15 @@ export default fp(
           return true;
         });
         if (!admitted) return next(new Error('too_many_connections'));
-        // The client hears "connected" only once its room is subscribed on every path to it: an event
-        // another instance publishes for this user a moment later must not pass by unheard.
-        await fanout?.subscribed(room);
+        // The client hears "connected" only once its rooms (theirs, and their event's) are subscribed on
+        // every path to them: an event another instance publishes for this user, or the organizer's
+        // change to their event, a moment later must not pass by unheard, nor miss the catch-up it runs
+        // then. After the user's room: a move of theirs applied from now until the socket is connected is
+        // followed once it is (`followMoves`).
+        const [followMoves] = await Promise.all([eventLive.socketConnected(socket), fanout?.subscribed(room)]);
+        connecting.set(socket, followMoves);
+        // A handshake that goes no further (its transport gone) stops following the user's moves too.
+        socket.conn.once('close', followMoves);
         next();
       } catch (error) {
         app.log.error({ err: error }, 'socket handshake failed');
@@ -216,8 +224,11 @@ export default fp(
       // revocation to find this socket, so it goes now.
       if (app.isTokenRevoked(socket.data.user.tokenHash)) return void socket.disconnect(true);
       track(presence.connected(socket.data.user.id));
-      // After the user's room: a check-in committed while this reads still finds the socket there.
-      track(eventLive.socketConnected(socket));
+      const followMoves = connecting.get(socket);
+      if (followMoves) {
+        socket.conn.off('close', followMoves);
+        followMoves();
+      }
       handlers.attach(socket);
     });
 

@@ -7,6 +7,8 @@ import tls from 'node:tls';
  * refused at once, as a phone sees a network that is gone. With `replyDelayMs`, what `target` sends
  * back reaches the client that much late (in order), what the client sends goes at once: in front of
  * Redis, an instance that hears the others' news late, as one across a congested link does. With
+ * `requestDelayMs`, what the client sends reaches `target` that much late (in order): in front of Redis,
+ * an instance whose subscriptions take effect late, so that what is published meanwhile passes it by. With
  * `tls` (a key and certificate), it speaks TLS to the client, as a deployment's HTTPS front does.
  *
  * `onClientData` sees what each client sends, before it goes on: a test can act at an exact request,
@@ -16,9 +18,10 @@ export async function tcpProxy(
   target: string,
   {
     replyDelayMs = 0,
+    requestDelayMs = 0,
     tls: certificate,
     onClientData,
-  }: { replyDelayMs?: number; tls?: { key: string; cert: string }; onClientData?: (chunk: Buffer) => void } = {},
+  }: { replyDelayMs?: number; requestDelayMs?: number; tls?: { key: string; cert: string }; onClientData?: (chunk: Buffer) => void } = {},
 ) {
   const { protocol, hostname, port } = new URL(target);
   const open = new Set<net.Socket>();
@@ -36,7 +39,8 @@ export async function tcpProxy(
     }
     // Before the pipe's own listener: what it does comes first.
     if (onClientData) client.on('data', onClientData);
-    client.pipe(upstream);
+    if (requestDelayMs === 0) client.pipe(upstream);
+    else client.on('data', (chunk: Buffer) => setTimeout(() => upstream.write(chunk), requestDelayMs));
     client.on('close', () => upstream.destroy());
     // Timers of one delay fire in the order they were set: the bytes keep their order. Held, the
     // replies not yet delivered go no further, nor does the target's close: the client waits.

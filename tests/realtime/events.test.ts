@@ -129,7 +129,7 @@ describe.each(backends)('event rooms on one instance (%s)', (backend) => {
     const reading = server.app.eventLive.socketConnected(socket);
     expect(await leaveEvent(server.app.db, ana.id)).toBe(event.id);
     server.app.eventLive.left(ana.id, event.id);
-    await reading;
+    (await reading)();
     expect(socket.rooms.has(room)).toBe(false);
 
     // A move of hers that comes with no read on its way is followed as before: she is back in.
@@ -715,6 +715,36 @@ describe.skipIf(!clusterReady)('a check-in on one instance, for a phone on anoth
     expect((await client(one.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
     expect((await renamed).event.name).toBe('Late party');
     await counted;
+  });
+});
+
+describe.skipIf(!clusterReady)('a phone connecting to an instance whose subscriptions reach Redis late', () => {
+  let slowLink: Awaited<ReturnType<typeof tcpProxy>>;
+  let cluster: TwoInstances;
+  const sockets = socketsClosedAfterEach();
+  beforeAll(async () => {
+    // What instance two asks of Redis reaches it 400 ms late: its subscription to a room takes effect
+    // well after it asked, and what the other instance publishes to the room before then passes it by.
+    slowLink = await tcpProxy(REDIS_URL, { requestDelayMs: 400 });
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL, redisUrlOfTwo: slowLink.url, config: intervals });
+  }, 30_000);
+  afterAll(async () => {
+    await cluster?.close();
+    await slowLink?.close();
+  });
+
+  it('is told it is connected once it hears its event\'s room, so the organizer\'s change right after reaches it', async () => {
+    const { one, two } = cluster;
+    const organizer = await makeUser(one);
+    const event = await makeEvent(one, organizer);
+    const ana = await makeUser(one);
+    await checkIn(one, ana, event.code);
+
+    // Connected, her phone catches up on the event as it is: a change from then on must reach it.
+    const anaOnTwo = await sockets.connect(two.url, ana.token);
+    const renamed = waitFor(anaOnTwo, 'event:changed', (p) => p.event.id === event.id);
+    expect((await client(one.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
+    expect((await renamed).event.name).toBe('Late party');
   });
 });
 

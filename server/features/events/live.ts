@@ -45,8 +45,12 @@ export interface EventLive {
    * it was their doing; its attendees' phones to read again (`sync`); and it is emptied.
    */
   removed(eventId: number, organizerId: number): void;
-  /** A socket of a signed-in user: into their current event's room. */
-  socketConnected(socket: RealtimeSocket): Promise<void>;
+  /**
+   * A signed-in socket's handshake: into its user's current event's room. Resolves once that room is
+   * heard here, so that the phone, told it is connected only then, catches up on nothing the organizer
+   * changes after. Call what it resolves to once the socket is connected (or gone).
+   */
+  socketConnected(socket: RealtimeSocket): Promise<() => void>;
   /**
    * A host screen (or the organizer's list of events): into the room, kept there when its user leaves
    * the event as an attendee. A socket watches at most EVENT_WATCHES_PER_SOCKET events at a time:
@@ -209,16 +213,29 @@ export function createEventLive(options: {
    * put this instance's sockets of theirs where they are, and the answer may be older than it.
    */
   async function readCurrentEvent(userId: number) {
-    const read = { moved: false };
-    const inFlight = reads.get(userId) ?? new Set();
-    reads.set(userId, inFlight.add(read));
+    const read = heedMoves(userId);
     try {
       const eventId = await currentEventIdOfUser(db, userId);
       return { eventId, moved: read.moved };
     } finally {
-      inFlight.delete(read);
-      if (inFlight.size === 0 && reads.get(userId) === inFlight) reads.delete(userId);
+      read.stop();
     }
+  }
+
+  /** From now until `stop`, `moved` says whether a move of the user's was applied here meanwhile. */
+  function heedMoves(userId: number) {
+    const read = { moved: false };
+    const inFlight = reads.get(userId) ?? new Set();
+    reads.set(userId, inFlight.add(read));
+    return {
+      get moved() {
+        return read.moved;
+      },
+      stop() {
+        inFlight.delete(read);
+        if (inFlight.size === 0 && reads.get(userId) === inFlight) reads.delete(userId);
+      },
+    };
   }
 
   /**
@@ -332,8 +349,28 @@ export function createEventLive(options: {
       io.in(rooms.event(eventId)).socketsLeave([rooms.event(eventId), rooms.eventHost(eventId)]);
     },
     async socketConnected(socket) {
-      const { eventId, moved } = await readCurrentEvent(socket.data.user.id);
-      if (eventId !== null && !moved && socket.connected) await socket.join(rooms.event(eventId));
+      const userId = socket.data.user.id;
+      // Until the socket is connected, a move of the user's passes it by (only connected sockets are
+      // moved): one applied meanwhile is followed once it is.
+      const moves = heedMoves(userId);
+      try {
+        const eventId = await currentEventIdOfUser(db, userId);
+        if (eventId !== null && !moves.moved && socket.conn.readyState === 'open') {
+          await socket.join(rooms.event(eventId));
+          // Only a socket at an event waits, for its room alone: the rest connect as fast as before.
+          await options.subscribed?.(rooms.event(eventId));
+        }
+      } catch (error) {
+        moves.stop();
+        throw error;
+      }
+      let followed = false;
+      return () => {
+        if (followed) return;
+        followed = true;
+        moves.stop();
+        if (moves.moved) settle(userId).catch((error: unknown) => log.warn({ err: error, userId }, 'could not settle the event rooms of a user'));
+      };
     },
     async watch(socket, eventId) {
       const watched = watching.get(socket) ?? new Set();
