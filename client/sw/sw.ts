@@ -70,24 +70,33 @@ const onlyWholePhotos: WorkboxPlugin = {
   cacheWillUpdate: async ({ response }) => (response.status === 200 && response.type === 'basic' ? response : null),
 };
 
-/** A photo the server no longer has (taken out of a profile, its account deleted) is not kept either. */
-const forgetDeletedPhotos: WorkboxPlugin = {
-  fetchDidSucceed: async ({ request, response }) => {
-    if (response.status === 404) await (await caches.open(PHOTO_CACHE)).delete(request);
-    return response;
-  },
-};
-
 /**
+ * Each photo is kept in the store as it was when its request started, not in whichever one PHOTO_CACHE
+ * names when the answer comes: the app deletes the store at every sign-in and sign-out, and a photo of
+ * the last account still on its way then would start the next one's store with it. A deleted store
+ * still takes what is put in it, for nobody to read. So it is stored here, and Workbox, which would
+ * open the store by its name, is told not to (null). The store is opened as the request starts, not
+ * waited for: the photo is not held up, and a deletion asked for after the opening comes after it.
+ *
+ * A photo the server no longer has (taken out of a profile, its account deleted) is not kept either.
  * Past MAX_PHOTOS_KEPT, the copies stored longest ago go. A cache lists its entries in the order they
  * were stored, and a copy is stored again each time the network gives it: the faces seen last stay.
  */
-const keepTheLatestPhotos: WorkboxPlugin = {
-  cacheDidUpdate: async ({ cacheName }) => {
-    const cache = await caches.open(cacheName);
-    const stored = await cache.keys();
-    const oldest = stored.slice(0, Math.max(0, stored.length - MAX_PHOTOS_KEPT));
-    await Promise.all(oldest.map((request) => cache.delete(request)));
+const keepInTheStoreOfItsRequest: WorkboxPlugin = {
+  requestWillFetch: async ({ request, state }) => {
+    state!.store = caches.open(PHOTO_CACHE);
+    return request;
+  },
+  fetchDidSucceed: async ({ request, response, state }) => {
+    if (response.status === 404) await (await (state!.store as Promise<Cache>)).delete(request);
+    return response;
+  },
+  cacheWillUpdate: async ({ request, response, state }) => {
+    const store = await (state!.store as Promise<Cache>);
+    await store.put(request, response);
+    const stored = await store.keys();
+    await Promise.all(stored.slice(0, Math.max(0, stored.length - MAX_PHOTOS_KEPT)).map((old) => store.delete(old)));
+    return null;
   },
 };
 
@@ -122,6 +131,6 @@ registerRoute(
   new NetworkFirst({
     cacheName: PHOTO_CACHE,
     networkTimeoutSeconds: PHOTO_TIMEOUT_S,
-    plugins: [onlyWholePhotos, forgetDeletedPhotos, keepTheLatestPhotos],
+    plugins: [onlyWholePhotos, keepInTheStoreOfItsRequest],
   }),
 );

@@ -418,6 +418,57 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await phone.context.close();
   });
 
+  it('does not keep a photo that was still on its way when she signed out', async () => {
+    const hal = await makeCompletedUser(app.server, { name: 'Hal' }, { firstName: 'Hal' });
+    const phone = await openPhone(app.browser, { token: hal.token, language: 'en' }, { serviceWorkers: 'allow' });
+    const photos = () => phone.page.evaluate(async (name) => (await caches.has(name)) && (await (await caches.open(name)).keys()).length, PHOTO_CACHE);
+    await phone.page.goto(`${app.server.url}/app/home/`);
+    await phone.page.evaluate(() => navigator.serviceWorker.ready);
+    await phone.page.reload();
+    await expect.poll(photos).toBeGreaterThan(0);
+    const photo = await phone.page.evaluate(async (name) => (await (await caches.open(name)).keys())[0]!.url, PHOTO_CACHE);
+
+    // A second tab, of no screen of the app, asks for the photo through the worker; the server's answer is held.
+    const tab = await phone.context.newPage();
+    await tab.goto(`${app.server.url}/robots.txt`);
+    await tab.evaluate(async () => {
+      while (!navigator.serviceWorker.controller) await new Promise((resolve) => setTimeout(resolve, 50));
+    });
+    // The server holds its answer, past the browser's own copy (its hour gone, as on the next hour's
+    // ask), until she has signed out.
+    const media = app.server.app.media;
+    const exists = media.exists.bind(media);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      media.exists = async (key) => {
+        if (photo.includes(key)) {
+          resolve();
+          await new Promise<void>((go) => (release = go));
+        }
+        return exists(key);
+      };
+    });
+    const answered = tab.evaluate(async (url) => (await (await fetch(url, { cache: 'no-store' })).arrayBuffer()).byteLength, photo);
+    await held;
+    media.exists = exists;
+
+    // She signs out in the first tab meanwhile: the photos go, and then the held photo comes.
+    await phone.page.goto(`${app.server.url}/logout/`);
+    await phone.page.waitForURL(`${app.server.url}/`);
+    await expect.poll(photos).toBe(false);
+    release();
+    expect(await answered).toBeGreaterThan(0);
+
+    // A photo asked for after it is stored, and the held one is not: it went with her session.
+    const later = new URL(photo);
+    later.searchParams.set('size', later.searchParams.get('size') === 'thumb' ? 'card' : 'thumb');
+    await tab.evaluate(async (url) => (await fetch(url, { cache: 'no-store' })).arrayBuffer(), later.href);
+    const stored = () => phone.page.evaluate(async (name) => (await (await caches.open(name)).keys()).map((request) => request.url), PHOTO_CACHE);
+    await expect.poll(stored).toContain(later.href);
+    expect(await stored()).toEqual([later.href]);
+    await phone.context.close();
+  });
+
   it("shows a subscriber's plan, and its details once they can be asked for", async () => {
     await subscribeThroughTestCheckout(app.server, ana, 'yearly');
     // The plan's details cannot be had (the network drops whenever the page asks for them).
