@@ -1,4 +1,4 @@
-import { withTimeout } from '../lib/redis';
+import { answeredByEveryInstance } from './every-instance';
 import type { AttendanceMove, RealtimeServer } from './types';
 
 /**
@@ -14,12 +14,5 @@ const MOVE_ACK_TIMEOUT_MS = 1000;
  * counted (Redis away) or one did not answer in time.
  */
 export function movedElsewhere(io: RealtimeServer, move: AttendanceMove): Promise<void> {
-  const acknowledged = new Promise<void>((resolve, reject) => {
-    const done = (error: Error | null) => (error ? reject(error) : resolve());
-    // Through the adapter, whose promise says when it could not even count the instances (Redis
-    // away): `io.serverSideEmit` would leave that rejection unhandled.
-    const counted: unknown = io.of('/').adapter.serverSideEmit(['event:moved', move, done]);
-    void Promise.resolve(counted).catch(reject);
-  });
-  return withTimeout(acknowledged, MOVE_ACK_TIMEOUT_MS, 'event:moved');
+  return answeredByEveryInstance(io, ['event:moved', move], MOVE_ACK_TIMEOUT_MS);
 }

@@ -1,4 +1,4 @@
-import { withTimeout } from '../lib/redis';
+import { answeredByEveryInstance } from './every-instance';
 import type { RealtimeServer } from './types';
 
 /**
@@ -16,12 +16,5 @@ const REVOCATION_ACK_TIMEOUT_MS = 1000;
  * trusted there. The server's own revocations and the admin command's alike.
  */
 export function revokedElsewhere(io: RealtimeServer, tokenHash: string): Promise<void> {
-  const acknowledged = new Promise<void>((resolve, reject) => {
-    const done = (error: Error | null) => (error ? reject(error) : resolve());
-    // Through the adapter, whose promise says when it could not even count the instances (Redis
-    // away): `io.serverSideEmit` would leave that rejection unhandled.
-    const counted: unknown = io.of('/').adapter.serverSideEmit(['token:revoked', tokenHash, done]);
-    void Promise.resolve(counted).catch(reject);
-  });
-  return withTimeout(acknowledged, REVOCATION_ACK_TIMEOUT_MS, 'token:revoked');
+  return answeredByEveryInstance(io, ['token:revoked', tokenHash], REVOCATION_ACK_TIMEOUT_MS);
 }
