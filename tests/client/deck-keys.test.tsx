@@ -40,6 +40,16 @@ function arrow(key: string, target: HTMLElement) {
 }
 const decisions = () => api.react.mock.calls.map(([, action]) => action as string);
 
+/** The card on top liked from the keyboard into a match: its overlay open, the card gone from under it. */
+async function likeIntoMatch() {
+  api.react.mockResolvedValueOnce({ match: true, conversation_id: 7 });
+  const card = screen.getByTestId('swipe-card');
+  card.focus();
+  await act(async () => void card.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true })));
+  await vi.waitFor(() => expect(screen.getByRole('alertdialog')).toBeTruthy());
+  act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
+}
+
 beforeEach(async () => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   localStorage.setItem('language_code', 'en');
@@ -136,12 +146,7 @@ describe('the keyboard’s place after a decision', () => {
   });
 
   it('comes back to the card on top as the match overlay closes, the card decided gone from under it', async () => {
-    api.react.mockResolvedValueOnce({ match: true, conversation_id: 7 });
-    const card = screen.getByTestId('swipe-card');
-    card.focus();
-    await act(async () => void card.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true })));
-    await vi.waitFor(() => expect(screen.getByRole('alertdialog')).toBeTruthy());
-    act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
+    await likeIntoMatch();
     expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('3');
     act(() => void fireEvent.keyDown(document.activeElement!, { key: 'Escape' }));
     expect(screen.queryByRole('alertdialog')).toBeNull();
@@ -151,12 +156,7 @@ describe('the keyboard’s place after a decision', () => {
   it('comes back to the empty deck’s words as the match overlay closes, the last card decided gone from under it', async () => {
     act(() => ['3', '4', '5'].forEach((id) => useDeck.getState().forget(Number(id))));
     api.deck.mockResolvedValue({ results: [], next: null });
-    api.react.mockResolvedValueOnce({ match: true, conversation_id: 7 });
-    const card = screen.getByTestId('swipe-card');
-    card.focus();
-    await act(async () => void card.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true })));
-    await vi.waitFor(() => expect(screen.getByRole('alertdialog')).toBeTruthy());
-    act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
+    await likeIntoMatch();
     await vi.waitFor(() => expect(document.querySelector('.deck-empty')).not.toBeNull());
     act(() => void fireEvent.keyDown(document.activeElement!, { key: 'Escape' }));
     expect(screen.queryByRole('alertdialog')).toBeNull();

@@ -401,16 +401,24 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
     await expect.poll(storedPhotos).not.toContain(madeUp(249));
   });
 
-  it('forgets the photos it stored when she signs out', async () => {
-    // A phone of its own, signed in: its worker stores the avatar of its menu, the user's own photo.
-    const gil = await makeCompletedUser(app.server, { name: 'Gil' }, { firstName: 'Gil' });
-    const phone = await openPhone(app.browser, { token: gil.token, language: 'en' }, { serviceWorkers: 'allow' });
-    const photos = () => phone.page.evaluate(async (name) => (await caches.has(name)) && (await (await caches.open(name)).keys()).length, PHOTO_CACHE);
+  /**
+   * A phone of its own, signed in as a new user `name`: its worker has stored the avatar of its menu, the
+   * user's own photo. `photos`: how many the worker's store holds (false: no store).
+   */
+  async function phoneWithItsPhotoStored(name: string) {
+    const user = await makeCompletedUser(app.server, { name }, { firstName: name });
+    const phone = await openPhone(app.browser, { token: user.token, language: 'en' }, { serviceWorkers: 'allow' });
+    const photos = () => phone.page.evaluate(async (cache) => (await caches.has(cache)) && (await (await caches.open(cache)).keys()).length, PHOTO_CACHE);
     await phone.page.goto(`${app.server.url}/app/home/`);
     await phone.page.evaluate(() => navigator.serviceWorker.ready);
     // Loaded again once the worker controls the page, so that the photo passes through it.
     await phone.page.reload();
     await expect.poll(photos).toBeGreaterThan(0);
+    return { phone, photos };
+  }
+
+  it('forgets the photos it stored when she signs out', async () => {
+    const { phone, photos } = await phoneWithItsPhotoStored('Gil');
 
     await phone.page.goto(`${app.server.url}/logout/`);
     await phone.page.waitForURL(`${app.server.url}/`);
@@ -419,13 +427,7 @@ describe.skipIf(!ready)('the app with no network (Chromium, 390×844)', { timeou
   });
 
   it('does not keep a photo that was still on its way when she signed out', async () => {
-    const hal = await makeCompletedUser(app.server, { name: 'Hal' }, { firstName: 'Hal' });
-    const phone = await openPhone(app.browser, { token: hal.token, language: 'en' }, { serviceWorkers: 'allow' });
-    const photos = () => phone.page.evaluate(async (name) => (await caches.has(name)) && (await (await caches.open(name)).keys()).length, PHOTO_CACHE);
-    await phone.page.goto(`${app.server.url}/app/home/`);
-    await phone.page.evaluate(() => navigator.serviceWorker.ready);
-    await phone.page.reload();
-    await expect.poll(photos).toBeGreaterThan(0);
+    const { phone, photos } = await phoneWithItsPhotoStored('Hal');
     const photo = await phone.page.evaluate(async (name) => (await (await caches.open(name)).keys())[0]!.url, PHOTO_CACHE);
 
     // A second tab, of no screen of the app, asks for the photo through the worker; the server's answer is held.

@@ -930,6 +930,15 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     const event = stripeEvent('customer.subscription.updated', { ...subscription, object: 'subscription', status: 'active', cancel_at_period_end: true });
     return { ...event, data: { ...event.data, previous_attributes: { cancel_at_period_end: false } } };
   };
+  /** A new user subscribed at Stripe (`subscription`, renewing monthly, its period ending at `periodEnd`, seconds) and told here. */
+  const subscribedAtStripe = async (subscription: string, periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400) => {
+    const user = await makeCompletedUser(server);
+    const { customer, sessionId } = await startStripeCheckout(server, user);
+    const items = { object: 'list', data: [{ price: { lookup_key: 'basic_monthly' }, current_period_end: periodEnd }] };
+    fake.subscriptions.set(subscription, { customer, status: 'active', items, cancel_at: null, cancel_at_period_end: false });
+    expect((await deliver(completedCheckout({ user, customer, sessionId }, subscription))).status).toBe(200);
+    return { user, customer };
+  };
 
   it('grants the perks on completion, and takes them away the moment the subscription is unpaid or cancelled', async () => {
     const me = await makeCompletedUser(server);
@@ -1088,11 +1097,7 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
   });
 
   it('leaves a plan its owner cancelled at Stripe just before a ban, its event not in yet, to end: an unban does not renew it', async () => {
-    const me = await makeCompletedUser(server);
-    const { customer, sessionId } = await startStripeCheckout(server, me);
-    const items = { object: 'list', data: [{ price: { lookup_key: 'basic_monthly' }, current_period_end: Math.floor(Date.now() / 1000) + 30 * 86_400 }] };
-    fake.subscriptions.set('sub_own_cancel', { customer, status: 'active', items, cancel_at: null, cancel_at_period_end: false });
-    expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_own_cancel'))).status).toBe(200);
+    const { user: me } = await subscribedAtStripe('sub_own_cancel');
     // Cancelled in Stripe's portal; Stripe's event for it is still on its way when the ban comes.
     fake.subscriptions.get('sub_own_cancel')!.cancel_at_period_end = true;
     await banThroughModeration(server, await makeModerator(server), me);
@@ -1105,11 +1110,7 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
   });
 
   it('leaves a plan its owner cancelled at Stripe while the ban’s stop was reading it to end: an unban does not renew it', async () => {
-    const me = await makeCompletedUser(server);
-    const { customer, sessionId } = await startStripeCheckout(server, me);
-    const items = { object: 'list', data: [{ price: { lookup_key: 'basic_monthly' }, current_period_end: Math.floor(Date.now() / 1000) + 30 * 86_400 }] };
-    fake.subscriptions.set('sub_own_cancel_racing', { customer, status: 'active', items, cancel_at: null, cancel_at_period_end: false });
-    expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_own_cancel_racing'))).status).toBe(200);
+    const { user: me, customer } = await subscribedAtStripe('sub_own_cancel_racing');
     const moderator = await makeModerator(server);
     const reporter = await makeCompletedUser(server);
 
@@ -1134,16 +1135,9 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
   it('takes the plan as Stripe has it when a ban’s stop finds it renewing no more there, its event lost: the job stops asking', async () => {
     const moderator = await makeModerator(server);
     const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;
-    const items = { object: 'list', data: [{ price: { lookup_key: 'basic_monthly' }, current_period_end: periodEnd }] };
     const plan = async (user: TestUser) =>
       (await server.app.db.select({ active: users.hasSubscription, endsAt: users.planEndsAt, stoppedByBan: users.planStoppedByBan }).from(users).where(eq(users.id, user.id)))[0];
-    const subscribed = async (subscription: string) => {
-      const user = await makeCompletedUser(server);
-      const { customer, sessionId } = await startStripeCheckout(server, user);
-      fake.subscriptions.set(subscription, { customer, status: 'active', items, cancel_at: null, cancel_at_period_end: false });
-      expect((await deliver(completedCheckout({ user, customer, sessionId }, subscription))).status).toBe(200);
-      return user;
-    };
+    const subscribed = async (subscription: string) => (await subscribedAtStripe(subscription, periodEnd)).user;
     // Cancelled by its owner in Stripe's portal, ended at Stripe, and deleted in Stripe's dashboard:
     // Stripe's events for each lost on the way, the plan here still says it renews.
     const [cancelled, ended, deleted] = [await subscribed('sub_lost_cancel'), await subscribed('sub_lost_end'), await subscribed('sub_lost_delete')];
