@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { keptUser, useSession } from '../stores/session';
+import { knownUserId } from '../stores/session';
 import { DRAFT_KEY, getToken, readDraft, writeJson } from './storage';
 
 /**
@@ -12,15 +12,6 @@ function sessionMark() {
   let mark = 0;
   for (const char of getToken() ?? '') mark = (mark * 31 + char.charCodeAt(0)) | 0;
   return mark;
-}
-
-/**
- * The signed-in user, as far as this tab knows: before the server says, after a reload, the one kept on
- * the device with the token (`keptUser`).
- */
-function me() {
-  const { user, token } = useSession.getState();
-  return (user ?? keptUser(token))?.id;
 }
 
 /**
@@ -37,13 +28,13 @@ export function useDraft<T>(form: string) {
   const [session] = useState(sessionMark);
   const [draft] = useState(() => {
     const kept = readDraft<T>(key);
-    return kept && (kept.session === session || (kept.user !== undefined && kept.user === me())) ? kept.value : null;
+    return kept && (kept.session === session || (kept.user !== undefined && kept.user === knownUserId())) ? kept.value : null;
   });
   const keep = (value: T | null) => {
     // Signed out (the page on its way to the login page, and unmounting): what the session left is
     // the sign-out's to drop, or to keep for its user.
     // Storage refused (private mode, full): the form works as before, without a draft.
-    if (sessionMark() === session) writeJson(key, value === null ? null : { session, user: me(), value }, true);
+    if (sessionMark() === session) writeJson(key, value === null ? null : { session, user: knownUserId(), value }, true);
   };
   return { draft, keep };
 }

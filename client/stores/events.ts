@@ -6,7 +6,7 @@ import { keptValue, writeCache } from '../lib/device-cache';
 import { clearPendingJoin, getPendingJoin, waitsForProfile } from '../lib/pending-join';
 import { heardServerTime } from '../lib/server-clock';
 import { useDeck } from './deck';
-import { keptUser, onSignOut, ownsStorage, sessionCheck, useSession } from './session';
+import { knownUserId, onSignOut, ownsStorage, sessionCheck, useSession } from './session';
 
 interface EventsState {
   /** The event I am checked in to: undefined until asked, null when none (the general deck). */
@@ -183,8 +183,7 @@ export const useEvents = create<EventsState>()((set, get) => ({
  */
 export function keptEvent(): PublicEvent | null | undefined {
   // The events pages open before the server has said who is signed in: the user kept with the token then.
-  const { user, token } = useSession.getState();
-  const me = user?.id ?? keptUser(token)?.id;
+  const me = knownUserId();
   return me === undefined ? undefined : keptValue<PublicEvent | null>('event', me);
 }
 

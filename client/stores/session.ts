@@ -120,6 +120,15 @@ const keepUser = (token: string | null, user: CurrentUser) => token && keeper?.k
 /** The user kept on the device for this session's token, if any: known before the server says. */
 export const keptUser = (token: string | null) => (token && keeper?.kept(token)) || null;
 
+/**
+ * The signed-in user's id as far as this tab knows: before the server has said who is signed in (after
+ * a reload, offline), the user kept on the device with the token.
+ */
+export function knownUserId(): number | undefined {
+  const { user, token } = useSession.getState();
+  return (user ?? keptUser(token))?.id;
+}
+
 /** Not known from the server yet: fetched again until it is. */
 const unconfirmed = (state: Pick<SessionState, 'user' | 'fromDevice'>) => state.user === null || state.fromDevice;
 

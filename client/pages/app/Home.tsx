@@ -135,6 +135,7 @@ export function Home() {
   }
   if (!current) {
     const says = offline ? 'deck.offline' : failed ? 'deck.failed' : atEvent ? emptyAtEvent : 'deck.empty';
+    const lastDecision = decisionBefore(null);
     return (
       // Its words show in the deck's news, there before the deck emptied, after the decision on the last
       // card (as with any other); the focus can rest on them.
@@ -142,7 +143,7 @@ export function Home() {
         className="deck-empty-page"
         news={
           <>
-            {decisionBefore(null) && <span className="sr-only">{decisionBefore(null)}</span>}
+            {lastDecision && <span className="sr-only">{lastDecision}</span>}
             <p className="center-text muted deck-empty" tabIndex={-1}>
               {t(says)}
             </p>
