@@ -11,7 +11,12 @@ const DEFAULT_WAIT_MS = 5000;
 export function connect(
   url: string,
   token: string | undefined,
-  options: { reconnection?: boolean; auth?: Record<string, unknown> } = {},
+  options: {
+    reconnection?: boolean;
+    auth?: Record<string, unknown>;
+    /** Listens to the socket before it connects: what the server sends the moment it is connected is heard. */
+    listen?: (socket: ClientSocket) => void;
+  } = {},
 ) {
   const socket: ClientSocket = io(url, {
     path: '/socket.io/',
@@ -20,6 +25,7 @@ export function connect(
     reconnection: options.reconnection ?? false,
     forceNew: true,
   });
+  options.listen?.(socket);
   return new Promise<ClientSocket>((resolve, reject) => {
     socket.once('connect', () => resolve(socket));
     socket.once('connect_error', (error) => {

@@ -15,7 +15,7 @@ import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { backends, serverPerSuite, startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { freePort } from '../helpers/ports';
 import { hasPostgres, hasRedis, hasRedisServerBinary, ownRedis, REDIS_URL } from '../helpers/services';
-import { type ClientSocket, record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
+import { type ClientSocket, connect, record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
 import { tcpProxy } from '../helpers/tcp-proxy';
 
 /** Every `event:count` and `deck:refresh` a socket receives, with when it arrived. */
@@ -535,6 +535,49 @@ async function waitUntilInRoom(server: TestServer, eventId: number, sockets: num
   }
 }
 
+/**
+ * The user's phone connects to `server` while `move` (a check-in or a leave of theirs on another
+ * instance) is made: its handshake is held once it has read where they are, until `server` has applied
+ * the move, so that the move comes before the socket is connected. With what the phone heard from the start.
+ */
+async function connectedDuringMove(
+  server: TestServer,
+  user: TestUser,
+  move: () => Promise<unknown>,
+): Promise<{ phone: ClientSocket; heard: ReturnType<typeof record> }> {
+  const live = server.app.eventLive;
+  const { socketConnected, movedElsewhere } = live;
+  let applied = () => {};
+  const appliedHere = new Promise<void>((resolve) => (applied = resolve));
+  live.movedElsewhere = (moved) => {
+    const done = movedElsewhere(moved);
+    if (moved.userId === user.id) applied();
+    return done;
+  };
+  let reached = () => {};
+  const atHold = new Promise<void>((resolve) => (reached = resolve));
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  live.socketConnected = async (socket) => {
+    const follow = await socketConnected(socket);
+    reached();
+    await released;
+    return follow;
+  };
+  try {
+    let heard: ReturnType<typeof record> = [];
+    const connecting = connect(server.url, user.token, { listen: (socket) => (heard = record(socket)) });
+    await atHold;
+    await move();
+    await appliedHere;
+    release();
+    return { phone: await connecting, heard };
+  } finally {
+    live.socketConnected = socketConnected;
+    live.movedElsewhere = movedElsewhere;
+  }
+}
+
 /** The ids in the user's deck, as their phone fetches it (the first page, enough for a test's event). */
 async function deckIds(server: TestServer, user: TestUser) {
   const page = await client(server.url).get('/api/users/matching-profiles/?limit=100', { token: user.token });
@@ -617,6 +660,31 @@ describe.skipIf(!clusterReady)('event rooms across two instances over Redis', ()
     const renamed = waitFor(anaOnTwo, 'event:changed', (p) => p.event.id === second.id, 8000);
     expect((await client(one.url).patch(`/api/events/${second.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
     expect((await renamed).event.name).toBe('Late party');
+  });
+
+  it('follows a check-in made on the other instance while her phone is still connecting, and tells the phone to read again', async () => {
+    const { one, two } = cluster;
+    const organizer = await makeUser(one);
+    const event = await makeEvent(one, organizer);
+    const ana = await makeUser(one);
+    const { phone, heard } = await connectedDuringMove(two, ana, () => checkIn(one, ana, event.code));
+    sockets.keep(phone);
+    const socket = [...two.app.io.of('/').sockets.values()].find((s) => s.data.user.id === ana.id)!;
+
+    // Told to read again once it is in the room: the organizer's change from then on reaches it.
+    await waitUntil(() => heard.some((e) => e.event === 'sync'), 5000, 'her phone to be told to read again');
+    expect(socket.rooms.has(rooms.event(event.id))).toBe(true);
+    const renamed = waitFor(phone, 'event:changed', (p) => p.event.id === event.id, 8000);
+    expect((await client(one.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
+    expect((await renamed).event.name).toBe('Late party');
+
+    // Likewise a leave: her tablet, connecting as she leaves, had read that she was there; it ends out of the room.
+    const leave = () => client(one.url).post('/api/events/leave/', { token: ana.token });
+    const { phone: tablet, heard: tabletHeard } = await connectedDuringMove(two, ana, leave);
+    sockets.keep(tablet);
+    const tabletSocket = two.app.io.of('/').sockets.get(tablet.id!)!;
+    await waitUntil(() => !tabletSocket.rooms.has(rooms.event(event.id)), 5000, 'her tablet to be out of the room');
+    await waitUntil(() => tabletHeard.some((e) => e.event === 'sync'), 5000, 'her tablet to be told to read again');
   });
 
   it('tells the room nothing of an end or a change from the organizer\'s other screen that changes nothing', async () => {
