@@ -814,6 +814,21 @@ describe.skipIf(!clusterReady)('a phone connecting to an instance whose subscrip
     expect((await client(one.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
     expect((await renamed).event.name).toBe('Late party');
   });
+
+  it('tells a phone that connected as she checked in elsewhere to read again only once it hears its event\'s room', async () => {
+    const { one, two } = cluster;
+    const organizer = await makeUser(one);
+    const event = await makeEvent(one, organizer);
+    const ana = await makeUser(one);
+    const { phone, heard } = await connectedDuringMove(two, ana, () => checkIn(one, ana, event.code));
+    sockets.keep(phone);
+
+    // Put in the event's room once connected, then told to read again: a change from then on must reach it.
+    await waitUntil(() => heard.some((e) => e.event === 'sync'), 5000, 'her phone to be told to read again');
+    const renamed = waitFor(phone, 'event:changed', (p) => p.event.id === event.id);
+    expect((await client(one.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
+    expect((await renamed).event.name).toBe('Late party');
+  });
 });
 
 describe.skipIf(!clusterReady || !hasRedisServerBinary())('event rooms across a Redis outage under two instances', () => {

@@ -266,6 +266,9 @@ export function createEventLive(options: {
       }
       if (at !== null && !socket.rooms.has(at)) {
         await socket.join(at);
+        // As a check-in's: told to read again before this instance hears the room, the phone would
+        // miss the organizer's change made on another instance just after its read.
+        await options.subscribed?.(at);
         corrected = true;
       }
       // Its phone may show the event the older move said (the tab that checked in has its answer), and
