@@ -1090,7 +1090,8 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBeFalsy();
     expect(await runJob(server.app, bannedPlanStop)).toMatchObject({ status: 'done', report: { due: 1, stopped: 1 } });
     expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBe(true);
-    // Stopped once: not asked of Stripe again, and lifting the ban renews it as before.
+    // Stopped once, and Stripe's event for it in: not asked of Stripe again, and lifting the ban renews it as before.
+    await deliver(cancellationEvent({ id: 'sub_banned_2', customer: started.customer, metadata: { stopped_by: 'ban' } }));
     expect(await runJob(server.app, bannedPlanStop)).toMatchObject({ status: 'done', report: { due: 0, stopped: 0 } });
     expect(await unban(server.app.db, other.email, server.app.stripe, log)).toBe('changed');
     expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBe(false);
@@ -1132,6 +1133,47 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect(fake.subscriptions.get('sub_own_cancel_racing')?.cancel_at_period_end).toBe(true);
   });
 
+  it('leaves a plan its owner cancelled while the ban’s stop was reading it to end when the unban comes before Stripe’s events, in either order', async () => {
+    const moderator = await makeModerator(server);
+    const log = { warn: () => {}, error: () => {} };
+    for (const ownersFirst of [true, false]) {
+      const id = `sub_own_cancel_unbanned_early_${ownersFirst ? 'owners_first' : 'bans_first'}`;
+      const { user: me, customer } = await subscribedAtStripe(id);
+      const hold = fake.holdSubscriptionReads();
+      const banned = banThroughModeration(server, moderator, me);
+      await hold.reading;
+      fake.subscriptions.get(id)!.cancel_at_period_end = true;
+      hold.release();
+      await banned;
+      // Lifted before Stripe's event for either change is in: whose the cancellation is, only they tell.
+      expect(await unban(server.app.db, me.email, server.app.stripe, log)).toBe('changed');
+      const owners = cancellationEvent({ id, customer, metadata: {} });
+      // The ban's update changed only the mark: the subscription renewed no more already.
+      const marked = stripeEvent('customer.subscription.updated', { id, object: 'subscription', customer, status: 'active', cancel_at_period_end: true, metadata: { stopped_by: 'ban' } });
+      const bans = { ...marked, data: { ...marked.data, previous_attributes: { metadata: { stopped_by: null } } } };
+      for (const event of ownersFirst ? [owners, bans, owners] : [bans, owners, bans]) expect((await deliver(event)).status).toBe(200);
+      expect(fake.subscriptions.get(id)?.cancel_at_period_end).toBe(true);
+      const [row] = await server.app.db.select({ stoppedByBan: users.planStoppedByBan, endsAt: users.planEndsAt }).from(users).where(eq(users.id, me.id));
+      expect(row).toEqual({ stoppedByBan: false, endsAt: expect.any(Date) });
+    }
+  });
+
+  it('renews a plan stopped by a ban lifted before Stripe’s event for the stop came in, however often that event comes', async () => {
+    const { user: me, customer } = await subscribedAtStripe('sub_unbanned_early');
+    const log = { warn: () => {}, error: () => {} };
+    await banThroughModeration(server, await makeModerator(server), me);
+    expect(await unban(server.app.db, me.email, server.app.stripe, log)).toBe('changed');
+    // Stripe's event for the ban's stop, late, and delivered again.
+    const stopped = cancellationEvent({ id: 'sub_unbanned_early', customer, metadata: { stopped_by: 'ban' } });
+    for (const event of [stopped, stopped]) expect((await deliver(event)).status).toBe(200);
+    expect(fake.subscriptions.get('sub_unbanned_early')).toMatchObject({ cancel_at_period_end: false, metadata: {} });
+    const renewed = stripeEvent('customer.subscription.updated', { id: 'sub_unbanned_early', object: 'subscription', customer, status: 'active', cancel_at_period_end: false });
+    expect((await deliver({ ...renewed, data: { ...renewed.data, previous_attributes: { cancel_at_period_end: true } } })).status).toBe(200);
+    expect((await api().subscription(await signedInAgain(server, me))).body).toMatchObject({ renews_at: expect.any(String), ends_at: null });
+    const [row] = await server.app.db.select({ stoppedByBan: users.planStoppedByBan }).from(users).where(eq(users.id, me.id));
+    expect(row).toEqual({ stoppedByBan: false });
+  });
+
   it('takes the plan as Stripe has it when a ban’s stop finds it renewing no more there, its event lost: the job stops asking', async () => {
     const moderator = await makeModerator(server);
     const periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400;
@@ -1169,8 +1211,9 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect(fake.requestsTo('POST', '/v1/subscriptions/sub_paid_banned').map((call) => call.form)).toEqual([
       { cancel_at_period_end: 'true', 'metadata[stopped_by]': 'ban' },
     ]);
-    // Unbanned, it renews again: the ban stopped it, not its owner.
+    // Unbanned, it renews again once Stripe's event for the stop says so: the ban stopped it, not its owner.
     expect(await unban(server.app.db, me.email, server.app.stripe, { warn: () => {}, error: () => {} })).toBe('changed');
+    expect((await deliver(cancellationEvent({ id: 'sub_paid_banned', customer, metadata: { stopped_by: 'ban' } }))).status).toBe(200);
     expect(fake.subscriptions.get('sub_paid_banned')?.cancel_at_period_end).toBe(false);
   });
 

@@ -25,7 +25,7 @@ import { cancelLocalCheckout, completeLocalCheckout, findLocalCheckout } from '.
 import { type EventOrigin, type EventResult, handleStripeEvent, stripeSubscriptionSource } from './webhook';
 import { PortalResponse, SubscriptionState } from '../../../shared/schemas/plan';
 import { documentedBody, noBody, withoutToken } from '../../plugins/api-docs';
-import { cancelLocalSubscription, checkoutOutcome, openPortal, stopRenewalIfBanned, subscriptionState } from './subscription';
+import { cancelLocalSubscription, checkoutOutcome, followBan, openPortal, subscriptionState } from './subscription';
 
 export const INVALID_SIGNATURE = 'Invalid Stripe signature.';
 export const WEBHOOK_NOT_CONFIGURED = 'Stripe webhooks are not configured on this server.';
@@ -170,7 +170,7 @@ const paymentRoutes: FastifyPluginAsyncZod<{ config: Config }> = async (app, { c
         if (!event.success) throw ValidationError.field('non_field_errors', 'Unexpected Stripe event payload.');
         const result = await handleStripeEvent(app.db, event.data, webhookEvents, request.log);
         request.log.info({ eventId: event.data.id, type: event.data.type, outcome: result.outcome, reason: result.reason }, 'stripe event');
-        if (result.outcome === 'handled' && result.userId !== undefined) await stopRenewalIfBanned(app.db, app.stripe, result.userId, request.log, app.config.stripe.lookupKeys.yearly);
+        if (result.outcome === 'handled' && result.userId !== undefined) await followBan(app.db, app.stripe, result.userId, request.log, app.config.stripe.lookupKeys.yearly);
         tellOwner(result);
         return { received: true as const };
       },

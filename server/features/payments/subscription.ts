@@ -9,7 +9,7 @@ import { checkoutSessions, users } from '../../db/schema';
 import { serverText } from '../../../shared/i18n/server-messages';
 import { Conflict, NotFound } from '../../errors';
 import { SubscriptionRequired } from '../plan/service';
-import { billingLock, ENDED_STATUSES, monthsLater } from './billing';
+import { ENDED_STATUSES, monthsLater } from './billing';
 import { checkoutStatus, type Payments, stripeFor, subscribeUrl, trialDaysFor, unlinkCustomer } from './checkout';
 import type { BillingLog } from './end-billing';
 import { callStripe, isMissingCustomer, isTestPlan, keepCustomerLanguage, PaymentsUnavailable } from './stripe-client';
@@ -35,6 +35,7 @@ async function billingOf(db: DbOrTx, userId: number) {
       status: users.planStatus,
       version: users.billingVersion,
       stoppedByBan: users.planStoppedByBan,
+      banned: users.bannedAt,
       language: users.language,
     })
     .from(users)
@@ -260,16 +261,9 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
     log.error({ err: error, userId, subscription, job }, `a banned account’s subscription still renews: tried again by the job ${job}`);
     return false;
   }
-  // Lifting the ban lets it renew again (`resumeRenewalOfUnbanned`): the ban stopped it, not its owner.
-  // Unless an event has given the plan its end meanwhile: that event said whose the cancellation is
-  // (`cancelledByBan`), and an owner's in at Stripe just before the update stays theirs.
-  await db.transaction(async (tx) => {
-    await tx.execute(billingLock(userId));
-    await tx
-      .update(users)
-      .set({ planStoppedByBan: true })
-      .where(and(eq(users.id, userId), eq(users.stripeSubscriptionId, subscription), isNull(users.planEndsAt)));
-  });
+  // Not marked the ban's here: its owner may have cancelled in the portal between the read and the
+  // update, and an unban would then undo their cancellation. Stripe's event for the change says whose
+  // it is (`cancelledByBan`); an unban before it comes renews the plan once it has (`followBan`).
   return true;
 }
 
@@ -326,8 +320,9 @@ async function takePlanFromStripe(
 }
 
 /**
- * Banned accounts whose plan at Stripe still renews: a ban whose stop Stripe did not take
- * (`stopRenewalOfBanned`). The test checkout's are `stopBannedTestPlans`'s.
+ * Banned accounts whose plan at Stripe still renews here: a ban whose stop Stripe did not take
+ * (`stopRenewalOfBanned`), or one whose event from Stripe is not in yet (the stop then finds the plan
+ * ending there, and takes it as Stripe has it). The test checkout's are `stopBannedTestPlans`'s.
  */
 export async function bannedStillRenewing(db: Db): Promise<number[]> {
   const rows = await db
@@ -347,25 +342,31 @@ export async function bannedStillRenewing(db: Db): Promise<number[]> {
 }
 
 /**
- * A webhook's event changed the billing of `userId`: were they banned meanwhile (a checkout paid on
+ * A webhook's event changed the billing of `userId`. Were they banned meanwhile (a checkout paid on
  * Stripe's page after the ban, opened before it), the plan it started must not renew either, as
- * `stopRenewalOfBanned` does at the ban for a plan there already.
+ * `stopRenewalOfBanned` does at the ban for a plan there already. Were they unbanned before Stripe's
+ * event for the ban's stop came in, that event has now said the stop was the ban's: the plan renews
+ * again (`resumeRenewalOfUnbanned`). Each reads the account after its own change committed, so a ban
+ * or an unban committed meanwhile is seen by one of the two.
  */
-export async function stopRenewalIfBanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog, yearlyLookupKey: string): Promise<void> {
-  const [banned] = await db.select({ id: users.id }).from(users).where(and(eq(users.id, userId), isNotNull(users.bannedAt)));
-  if (banned) await stopRenewalOfBanned(db, stripe, userId, log, yearlyLookupKey);
+export async function followBan(db: Db, stripe: Stripe | null, userId: number, log: BillingLog, yearlyLookupKey: string): Promise<void> {
+  const [user] = await db.select({ bannedAt: users.bannedAt }).from(users).where(eq(users.id, userId));
+  if (!user) return;
+  if (user.bannedAt) await stopRenewalOfBanned(db, stripe, userId, log, yearlyLookupKey);
+  else await resumeRenewalOfUnbanned(db, stripe, userId, log);
 }
 
 /**
  * Once a ban is lifted, the plan it set to end at its period's end (`stopRenewalOfBanned`) renews again,
  * as it did before the ban: the user did not cancel it. A plan that has ended meanwhile stays ended (the
  * user may buy it again), and one its owner had cancelled before the ban was never the ban's. Called
- * after the ban has been lifted: a Stripe that cannot be reached, or refuses, leaves the plan to end,
- * and the operator is told to take the cancellation back by hand.
+ * after the ban has been lifted, and after each of Stripe's events for an account not banned
+ * (`followBan`): a Stripe that cannot be reached, or refuses, leaves the plan to end, and the operator
+ * is told to take the cancellation back by hand.
  */
 export async function resumeRenewalOfUnbanned(db: Db, stripe: Stripe | null, userId: number, log: BillingLog): Promise<void> {
   const billing = await billingOf(db, userId);
-  if (!billing?.stoppedByBan) return;
+  if (!billing?.stoppedByBan || billing.banned) return;
   await db.update(users).set({ planStoppedByBan: false }).where(eq(users.id, userId));
   if (!billing.active || !billing.subscription || (billing.endsAt && billing.endsAt <= new Date())) return;
   const subscription = billing.subscription;
