@@ -925,10 +925,22 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
 
   const api = () => planApi(server);
   const deliver = (event: unknown) => deliverStripeEvent(server, event, TEST_STRIPE.webhookSecret);
-  /** Stripe's event for the change that stopped a subscription's renewal, as the subscription was just after it. */
-  const cancellationEvent = (subscription: { id: string; customer: string; metadata: Record<string, string> }) => {
+  /**
+   * Stripe's event for the change that stopped a subscription's renewal, as the subscription was just
+   * after it; `metadataBefore`, when that change also set the ban's mark (as the ban's own update does).
+   */
+  const cancellationEvent = (subscription: { id: string; customer: string; metadata: Record<string, string> }, metadataBefore?: Record<string, string>) => {
     const event = stripeEvent('customer.subscription.updated', { ...subscription, object: 'subscription', status: 'active', cancel_at_period_end: true });
-    return { ...event, data: { ...event.data, previous_attributes: { cancel_at_period_end: false } } };
+    const previous = { cancel_at_period_end: false, ...(metadataBefore ? { metadata: metadataBefore } : {}) };
+    return { ...event, data: { ...event.data, previous_attributes: previous } };
+  };
+  /** Stripe's event for a ban's stop of `id`, as the fake has the subscription after it (its metadata `before` it). */
+  const banStopEvent = (id: string, customer: string, before: Record<string, string> = {}) =>
+    cancellationEvent({ id, customer, metadata: { ...fake.subscriptions.get(id)!.metadata } }, before);
+  /** Stripe's event for a renewal given back (in the portal, the dashboard, or by an unban), as the fake has the subscription after it. */
+  const renewalEvent = (id: string, customer: string) => {
+    const event = stripeEvent('customer.subscription.updated', { id, object: 'subscription', customer, status: 'active', cancel_at_period_end: false, metadata: { ...fake.subscriptions.get(id)!.metadata } });
+    return { ...event, data: { ...event.data, previous_attributes: { cancel_at_period_end: true } } };
   };
   /** A new user subscribed at Stripe (`subscription`, renewing monthly, its period ending at `periodEnd`, seconds) and told here. */
   const subscribedAtStripe = async (subscription: string, periodEnd = Math.floor(Date.now() / 1000) + 30 * 86_400) => {
@@ -1056,11 +1068,11 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
 
     await banThroughModeration(server, await makeModerator(server), me);
     expect(fake.requestsTo('POST', '/v1/subscriptions/sub_banned').map((call) => call.form)).toEqual([
-      { cancel_at_period_end: 'true', 'metadata[stopped_by]': 'ban' },
+      { cancel_at_period_end: 'true', 'metadata[stopped_by]': 'ban', 'metadata[stopped_at]': expect.any(String) },
     ]);
     expect(fake.subscriptions.get('sub_banned')).toMatchObject({ cancel_at_period_end: true, metadata: { stopped_by: 'ban' } });
     // Stripe's event for it gives the plan its end here: what they see once unbanned, and can renew in the portal.
-    await deliver(cancellationEvent({ id: 'sub_banned', customer, metadata: { stopped_by: 'ban' } }));
+    await deliver(banStopEvent('sub_banned', customer));
     const [row] = await server.app.db.select({ endsAt: users.planEndsAt, renewsAt: users.planRenewsAt }).from(users).where(eq(users.id, me.id));
     expect(row).toEqual({ endsAt: new Date(periodEnd * 1000), renewsAt: null });
 
@@ -1068,8 +1080,8 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     const log = { warn: () => {}, error: () => {} };
     expect(await unban(server.app.db, me.email, server.app.stripe, log)).toBe('changed');
     expect(fake.requestsTo('POST', '/v1/subscriptions/sub_banned').map((call) => call.form)).toEqual([
-      { cancel_at_period_end: 'true', 'metadata[stopped_by]': 'ban' },
-      { cancel_at_period_end: 'false', 'metadata[stopped_by]': '' },
+      { cancel_at_period_end: 'true', 'metadata[stopped_by]': 'ban', 'metadata[stopped_at]': expect.any(String) },
+      { cancel_at_period_end: 'false', 'metadata[stopped_by]': '', 'metadata[stopped_at]': '' },
     ]);
     expect(fake.subscriptions.get('sub_banned')).toMatchObject({ cancel_at_period_end: false, metadata: {} });
     await deliver(stripeEvent('customer.subscription.updated', { id: 'sub_banned', object: 'subscription', customer, status: 'active' }));
@@ -1091,7 +1103,7 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect(await runJob(server.app, bannedPlanStop)).toMatchObject({ status: 'done', report: { due: 1, stopped: 1 } });
     expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBe(true);
     // Stopped once, and Stripe's event for it in: not asked of Stripe again, and lifting the ban renews it as before.
-    await deliver(cancellationEvent({ id: 'sub_banned_2', customer: started.customer, metadata: { stopped_by: 'ban' } }));
+    await deliver(banStopEvent('sub_banned_2', started.customer));
     expect(await runJob(server.app, bannedPlanStop)).toMatchObject({ status: 'done', report: { due: 0, stopped: 0 } });
     expect(await unban(server.app.db, other.email, server.app.stripe, log)).toBe('changed');
     expect(fake.subscriptions.get('sub_banned_2')?.cancel_at_period_end).toBe(false);
@@ -1149,8 +1161,8 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
       expect(await unban(server.app.db, me.email, server.app.stripe, log)).toBe('changed');
       const owners = cancellationEvent({ id, customer, metadata: {} });
       // The ban's update changed only the mark: the subscription renewed no more already.
-      const marked = stripeEvent('customer.subscription.updated', { id, object: 'subscription', customer, status: 'active', cancel_at_period_end: true, metadata: { stopped_by: 'ban' } });
-      const bans = { ...marked, data: { ...marked.data, previous_attributes: { metadata: { stopped_by: null } } } };
+      const marked = stripeEvent('customer.subscription.updated', { id, object: 'subscription', customer, status: 'active', cancel_at_period_end: true, metadata: { ...fake.subscriptions.get(id)!.metadata } });
+      const bans = { ...marked, data: { ...marked.data, previous_attributes: { metadata: {} } } };
       for (const event of ownersFirst ? [owners, bans, owners] : [bans, owners, bans]) expect((await deliver(event)).status).toBe(200);
       expect(fake.subscriptions.get(id)?.cancel_at_period_end).toBe(true);
       const [row] = await server.app.db.select({ stoppedByBan: users.planStoppedByBan, endsAt: users.planEndsAt }).from(users).where(eq(users.id, me.id));
@@ -1164,7 +1176,7 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     await banThroughModeration(server, await makeModerator(server), me);
     expect(await unban(server.app.db, me.email, server.app.stripe, log)).toBe('changed');
     // Stripe's event for the ban's stop, late, and delivered again.
-    const stopped = cancellationEvent({ id: 'sub_unbanned_early', customer, metadata: { stopped_by: 'ban' } });
+    const stopped = banStopEvent('sub_unbanned_early', customer);
     for (const event of [stopped, stopped]) expect((await deliver(event)).status).toBe(200);
     expect(fake.subscriptions.get('sub_unbanned_early')).toMatchObject({ cancel_at_period_end: false, metadata: {} });
     const renewed = stripeEvent('customer.subscription.updated', { id: 'sub_unbanned_early', object: 'subscription', customer, status: 'active', cancel_at_period_end: false });
@@ -1172,6 +1184,40 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     expect((await api().subscription(await signedInAgain(server, me))).body).toMatchObject({ renews_at: expect.any(String), ends_at: null });
     const [row] = await server.app.db.select({ stoppedByBan: users.planStoppedByBan }).from(users).where(eq(users.id, me.id));
     expect(row).toEqual({ stoppedByBan: false });
+  });
+
+  it('takes a cancellation its owner makes after the ban’s mark was left at Stripe as theirs: a later unban does not renew it', async () => {
+    const { user: me, customer } = await subscribedAtStripe('sub_mark_left');
+    const moderator = await makeModerator(server);
+    const log = { warn: () => {}, error: () => {} };
+    await banThroughModeration(server, moderator, me);
+    await deliver(banStopEvent('sub_mark_left', customer));
+    // The unban's renewal cannot reach Stripe: the operator renews it by hand in Stripe's dashboard, the mark left on it.
+    fake.outage = true;
+    try {
+      expect(await unban(server.app.db, me.email, server.app.stripe, log)).toBe('changed');
+    } finally {
+      fake.outage = false;
+    }
+    fake.subscriptions.get('sub_mark_left')!.cancel_at_period_end = false;
+    expect((await deliver(renewalEvent('sub_mark_left', customer))).status).toBe(200);
+    // Its owner cancels in Stripe's portal: the mark is still there, yet the cancellation is theirs.
+    fake.subscriptions.get('sub_mark_left')!.cancel_at_period_end = true;
+    expect((await deliver(cancellationEvent({ id: 'sub_mark_left', customer, metadata: { ...fake.subscriptions.get('sub_mark_left')!.metadata } }))).status).toBe(200);
+    await banThroughModeration(server, moderator, me);
+    expect(await unban(server.app.db, me.email, server.app.stripe, log)).toBe('changed');
+    expect(fake.subscriptions.get('sub_mark_left')?.cancel_at_period_end).toBe(true);
+
+    // Renewed by its owner, then banned again: the ban's stop marks it anew, so its event is the ban's
+    // though the old mark was on it still, and the unban renews it.
+    fake.subscriptions.get('sub_mark_left')!.cancel_at_period_end = false;
+    expect((await deliver(renewalEvent('sub_mark_left', customer))).status).toBe(200);
+    const before = { ...fake.subscriptions.get('sub_mark_left')!.metadata };
+    await banThroughModeration(server, moderator, me);
+    expect(fake.subscriptions.get('sub_mark_left')?.cancel_at_period_end).toBe(true);
+    expect((await deliver(banStopEvent('sub_mark_left', customer, before))).status).toBe(200);
+    expect(await unban(server.app.db, me.email, server.app.stripe, log)).toBe('changed');
+    expect(fake.subscriptions.get('sub_mark_left')?.cancel_at_period_end).toBe(false);
   });
 
   it('takes the plan as Stripe has it when a ban’s stop finds it renewing no more there, its event lost: the job stops asking', async () => {
@@ -1209,11 +1255,11 @@ describe.each(backends)('the perks follow Stripe’s events at the webhook, on %
     await banThroughModeration(server, await makeModerator(server), me);
     expect((await deliver(completedCheckout({ user: me, customer, sessionId }, 'sub_paid_banned'))).status).toBe(200);
     expect(fake.requestsTo('POST', '/v1/subscriptions/sub_paid_banned').map((call) => call.form)).toEqual([
-      { cancel_at_period_end: 'true', 'metadata[stopped_by]': 'ban' },
+      { cancel_at_period_end: 'true', 'metadata[stopped_by]': 'ban', 'metadata[stopped_at]': expect.any(String) },
     ]);
     // Unbanned, it renews again once Stripe's event for the stop says so: the ban stopped it, not its owner.
     expect(await unban(server.app.db, me.email, server.app.stripe, { warn: () => {}, error: () => {} })).toBe('changed');
-    expect((await deliver(cancellationEvent({ id: 'sub_paid_banned', customer, metadata: { stopped_by: 'ban' } }))).status).toBe(200);
+    expect((await deliver(banStopEvent('sub_paid_banned', customer))).status).toBe(200);
     expect(fake.subscriptions.get('sub_paid_banned')?.cancel_at_period_end).toBe(false);
   });
 

@@ -251,8 +251,10 @@ export async function stopRenewalOfBanned(db: Db, stripe: Stripe | null, userId:
       await takePlanFromStripe(db, stripe, userId, billing, log);
       return false;
     }
-    // Marked the ban's in the same change: Stripe's event for it says whose the cancellation is (`cancelledByBan`).
-    await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true, metadata: { stopped_by: 'ban' } }));
+    // Marked the ban's in the same change, anew each time: Stripe's event for it says whose the
+    // cancellation is (`cancelledByBan`), even with an old mark left on the subscription.
+    const metadata = { stopped_by: 'ban', stopped_at: new Date().toISOString() };
+    await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: true, metadata }));
   } catch (error) {
     // Refused: Stripe no longer has the subscription, or it ended between the read and the update.
     if (stripe && error instanceof Stripe.errors.StripeInvalidRequestError && (await takePlanFromStripe(db, stripe, userId, billing, log))) return false;
@@ -373,7 +375,7 @@ export async function resumeRenewalOfUnbanned(db: Db, stripe: Stripe | null, use
   try {
     if (isTestPlan(subscription)) await updateLocalPlan(db, billing, false);
     // The ban's mark goes with it: a later cancellation of its owner's is theirs.
-    else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: false, metadata: { stopped_by: '' } }));
+    else if (stripe) await callStripe(() => stripe.subscriptions.update(subscription, { cancel_at_period_end: false, metadata: { stopped_by: '', stopped_at: '' } }));
     else throw new Error('no Stripe client (STRIPE_SECRET_KEY)');
   } catch (error) {
     log.error({ err: error, userId, subscription }, 'an unbanned account’s subscription still ends at its period’s end: renew it in Stripe by hand');

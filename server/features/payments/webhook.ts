@@ -528,8 +528,17 @@ async function changeLocalPlan(tx: Tx, userId: number, sent: StripeSubscription,
  * event of the change that stopped it says what the subscription was then. Null for any other update.
  */
 function cancelledByBan(event: StripeEvent, sent: StripeSubscription): boolean | null {
-  if (event.data.previous_attributes?.cancel_at_period_end !== false || sent.cancel_at_period_end !== true) return null;
-  return sent.metadata?.stopped_by === 'ban';
+  const previous = event.data.previous_attributes;
+  if (previous?.cancel_at_period_end !== false || sent.cancel_at_period_end !== true) return null;
+  const mark = sent.metadata;
+  if (mark?.stopped_by !== 'ban') return false;
+  // Marked in the very change: each of the ban's stops marks it anew (`stopped_at`). A mark left on the
+  // subscription from before (an unban that could not take it back, the renewal then given back by
+  // hand in Stripe's dashboard) does not make its owner's own cancellation since the ban's.
+  const before = previous.metadata;
+  if (typeof before !== 'object' || before === null) return false;
+  const { stopped_by: byBefore, stopped_at: atBefore } = before as Record<string, unknown>;
+  return byBefore !== 'ban' || atBefore !== mark.stopped_at;
 }
 
 /** Whose the plan's cancellation is, for an unban to renew only the ban's (`resumeRenewalOfUnbanned`). */
