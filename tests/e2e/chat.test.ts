@@ -905,4 +905,63 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
       await context.close();
     }
   });
+
+  it('keeps the reader where they were when a message comes while the older page loads, and leaves it unread below', async () => {
+    // A conversation of its own, two pages long, opened at its newest page.
+    const dan = await makeCompletedUser(app.server, { name: 'Dan', gender: 'male', genders_to_match: ['female'] }, { firstName: 'Dan' });
+    await api().post('/api/matching/', { token: dan.token, json: { response: 'like', other: ana.id } });
+    const matched = await api().post('/api/matching/', { token: ana.token, json: { response: 'like', other: dan.id } });
+    const danChat = matched.body.conversation_id as number;
+    for (let i = 1; i <= 60; i += 1) {
+      const sent = await api().post(`/api/conversations/${danChat}/messages/`, { token: i % 2 ? dan.token : ana.token, json: { content: `dan ${i}` } });
+      expect(sent.status).toBe(201);
+    }
+    await page.goto(`${app.server.url}/app/chat/${danChat}/`);
+    await page.locator('.message-content').getByText('dan 60', { exact: true }).waitFor();
+    const unread = async () =>
+      ((await api().get('/api/conversations/started/', { token: ana.token })).body.results as Array<{ id: number; unread_count: number }>).find((item) => item.id === danChat)
+        ?.unread_count;
+    await expect.poll(unread).toBe(0);
+
+    // The older page is held until the new message is on the screen.
+    const older = /\/api\/conversations\/\d+\/messages\/\?.*cursor=/;
+    const gate = opening();
+    await page.route(older, async (route) => {
+      await gate.promise;
+      await route.continue();
+    });
+    try {
+      const asked = page.waitForRequest(older);
+      const list = page.locator('ol.messages');
+      const topOf = (text: string) =>
+        page
+          .locator('.message')
+          .filter({ has: page.locator('.message-content').getByText(text, { exact: true }) })
+          .evaluate((message) => message.getBoundingClientRect().top);
+      // Up at the oldest message drawn (the newest page is 11 to 60), where the older page is asked for.
+      await list.evaluate((element) => (element.scrollTop = 0));
+      await asked;
+      const atTheTop = await topOf('dan 11');
+
+      expect((await api().post(`/api/conversations/${danChat}/messages/`, { token: dan.token, json: { content: 'still up there?' } })).status).toBe(201);
+      await page.locator('.message-content').getByText('still up there?').waitFor();
+      const newBelow = page.getByRole('button', { name: new RegExp(en['chat.newBelow']) });
+      await newBelow.waitFor();
+      expect(Math.abs((await topOf('dan 11')) - atTheTop)).toBeLessThanOrEqual(2);
+
+      gate.open();
+      await page.locator('.message-content').getByText('dan 1', { exact: true }).waitFor();
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      await keepShot(page, 'chat-01c-older-and-new');
+      // The message she was looking at is where it was; the new one waits below, unread.
+      expect(Math.abs((await topOf('dan 11')) - atTheTop)).toBeLessThanOrEqual(2);
+      expect(await newBelow.isVisible()).toBe(true);
+      expect(await list.evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight)).toBeGreaterThan(200);
+      expect(await unread()).toBe(1);
+      const texts = await page.locator('.message-content').allTextContents();
+      expect(texts).toEqual([...Array.from({ length: 60 }, (_, i) => `dan ${i + 1}`), 'still up there?']);
+    } finally {
+      await page.unroute(older);
+    }
+  });
 });

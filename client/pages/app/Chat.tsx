@@ -152,7 +152,9 @@ export function Chat({ id }: { id: number }) {
     if (anchor.current) {
       const [element, at, newestThen] = anchor.current;
       list.scrollTop += element.offsetTop - at;
-      anchor.current = null;
+      // Held until the older page comes: a message that comes first, below, is no move of the drawn ones.
+      if (thread?.loadingOlder) anchor.current[1] = element.offsetTop;
+      else anchor.current = null;
       // The partner wrote while a page of older messages was on its way: "New messages" says so.
       if (lastId === newestThen) return;
     }
