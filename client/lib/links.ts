@@ -13,12 +13,14 @@ export interface TextPart {
 const linkify = new LinkifyIt().add('ftp:', null).add('//', null);
 
 /**
- * Quotes, guillemets or a Spanish ¿¡ opening an e-mail address: linkify-it finds an address only after
- * a space or a bracket, so these are read as spaces (one for one, the positions kept). Only at the start
- * of a word (a bracket may come first): inside one, a quote is part of it, of a web address
- * ("x.com/ana'sofia@…") or of a name ("o'neil@…"), and read as a space it would cut the address in two.
+ * Quotes, guillemets, a Spanish ¿¡, a dialogue's dash or an ellipsis opening an e-mail address:
+ * linkify-it finds an address only after a space or a bracket, so these are read as spaces (one for one,
+ * the positions kept). Only at the start of a word (a bracket may come first), or after a word and the
+ * colon or comma that end it ("correo:«ana@…»"): inside a word or an address, a quote is part of it, of
+ * a web address ("x.com/ana'sofia@…", "x.com/?a=1,'b@…") or of a name ("o'neil@…"), and read as a space
+ * it would cut the address in two.
  */
-const OPENING_MARKS = /(?:^|\s)[([{«‹“‘„'¿¡]+(?=[\w.+-]+@)/gu;
+const OPENING_MARKS = /((?:^|\s)[([{]?(?:[\p{L}\p{M}\p{N}]+[:;,])?)[([{«‹“‘„'¿¡—–…]+(?=[\w.+-]+@)/gu;
 
 /**
  * A word, in any alphabet, and the @ after it if any: a name before an @ is where linkify-it reads only
@@ -40,7 +42,7 @@ const MAILBOX = /[\p{L}\p{M}\p{N}._+-]+@[^@]+$/u;
 function forLinkify(text: string) {
   return text
     .replace(WORD, (word) => (word.endsWith('@') ? word.replace(/[^\0-\x7f]/g, 'a') : word))
-    .replace(OPENING_MARKS, (marks) => ' '.repeat(marks.length));
+    .replace(OPENING_MARKS, (marks, before: string) => before + ' '.repeat(marks.length - before.length));
 }
 
 /** A message's text cut into plain parts and links, in order; the text itself is unchanged. */

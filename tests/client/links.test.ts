@@ -60,12 +60,34 @@ describe('links in a message', () => {
     }
   });
 
+  it('links an e-mail address in «», quotes or ¿?¡! after a word and its colon or comma, or after a dash or an ellipsis', () => {
+    for (const text of [
+      'correo:«ana@example.com»',
+      'mailto:«ana@example.com»',
+      'correo:“ana@example.com”.',
+      'Escríbeme:¡ana@example.com!',
+      'hola,¿ana@example.com?',
+      'x;‘ana@example.com’',
+      '(correo:«ana@example.com»)',
+      '—¿Me escribes? —ana@example.com',
+      '—«ana@example.com»',
+      'Escríbeme… …ana@example.com',
+    ]) {
+      const parts = withLinks(text);
+      expect(parts.filter((part) => part.href)).toEqual([{ text: 'ana@example.com', href: 'mailto:ana@example.com' }]);
+      expect(parts.map((part) => part.text).join('')).toBe(text);
+    }
+    expect(withLinks('correo:«josé@correo.es»').filter((part) => part.href)).toEqual([{ text: 'josé@correo.es', href: 'mailto:josé@correo.es' }]);
+  });
+
   it('keeps a web address whole with a quote or a ¿ and a name@host in it: no e-mail address inside', () => {
     for (const [text, href] of [
       ["see https://example.com/'name@example.org", "https://example.com/'name@example.org"],
       ["instagram.com/ana'sofia@example.com", "http://instagram.com/ana'sofia@example.com"],
       ['https://example.com/?q=¿ana@example.com', 'https://example.com/?q=¿ana@example.com'],
       ['https://example.com/«ana@example.com', 'https://example.com/«ana@example.com'],
+      ["instagram.com/ana:'sofia@example.com", "http://instagram.com/ana:'sofia@example.com"],
+      ['https://example.com/?a=1,«ana@example.com', 'https://example.com/?a=1,«ana@example.com'],
     ] as const) {
       const parts = withLinks(text);
       expect(parts.filter((part) => part.href)).toEqual([{ text: href.replace('http://', ''), href }]);
