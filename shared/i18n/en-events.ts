@@ -45,6 +45,7 @@ export const enEvents = {
   'events.edit.title': 'Edit event',
   'events.edit.submit': 'Save changes',
   'events.edit.saved': 'Event updated.',
+  'events.edit.timesPassed': 'The times you had set have gone by: these are the ones saved.',
   'events.edit.startLocked': 'The event has started: its start can no longer change.',
   'events.edit.offline': 'No connection. The event will show as soon as you are back online.',
   'events.edit.timesHelpStarted': 'At most 48 hours from the start.',

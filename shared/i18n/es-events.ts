@@ -46,6 +46,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'events.edit.title': 'Editar evento',
   'events.edit.submit': 'Guardar cambios',
   'events.edit.saved': 'Evento actualizado.',
+  'events.edit.timesPassed': 'Las horas que pusiste ya pasaron: estas son las guardadas.',
   'events.edit.startLocked': 'El evento ha empezado: su inicio ya no puede cambiar.',
   'events.edit.offline': 'Sin conexión. El evento se mostrará en cuanto vuelvas a estar en línea.',
   'events.edit.timesHelpStarted': 'Como máximo 48 horas desde el inicio.',

@@ -559,6 +559,52 @@ describe('the edit-event form', () => {
     await waitFor(() => expect(api.updateEvent).toHaveBeenCalledWith(7, { name: 'Terrace party' }));
   });
 
+  it('gives back the event’s saved times, and says so, for times of a draft that have gone by since', async () => {
+    vi.useFakeTimers({ now: new Date(2030, 5, 14, 18, 5), toFake: ['Date'] });
+    try {
+      const event = organized({ starts_at: new Date(2030, 5, 14, 22).toISOString(), ends_at: new Date(2030, 5, 15, 4).toISOString() });
+      await renderAt(event);
+      fireEvent.change(await screen.findByLabelText(enEvents['events.new.name']), { target: { value: 'Terrace party' } });
+      // Brought forward to 19:00, its end with it: the reload comes after that.
+      fireEvent.change(screen.getByLabelText(enEvents['events.new.starts']), { target: { value: '2030-06-14T19:00' } });
+      expect(screen.getByLabelText(endsLabel)).toHaveProperty('value', '2030-06-15T01:00');
+
+      vi.setSystemTime(new Date(2030, 5, 14, 20, 10));
+      reload();
+      await renderAt(event);
+      // Not a start moved into the past, which would start the event two hours ago: the saved times,
+      // and a line that says why; the rest as typed.
+      expect(await screen.findByLabelText(enEvents['events.new.name'])).toHaveProperty('value', 'Terrace party');
+      const starts = screen.getByLabelText(enEvents['events.new.starts']);
+      expect(starts).toHaveProperty('value', '2030-06-14T22:00');
+      expect(screen.getByLabelText(endsLabel)).toHaveProperty('value', '2030-06-15T04:00');
+      expect(starts.getAttribute('aria-describedby')).toContain('starts-help');
+      screen.getByText(enEvents['events.edit.timesPassed']);
+      api.updateEvent.mockResolvedValue({ ...event, name: 'Terrace party' });
+      fireEvent.click(screen.getByRole('button', { name: enEvents['events.edit.submit'] }));
+      await waitFor(() => expect(api.updateEvent).toHaveBeenCalledWith(7, { name: 'Terrace party' }));
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('gives back the saved end, and says so, for an end of a draft that has gone by since the event started', async () => {
+    vi.useFakeTimers({ now: new Date(2030, 5, 14, 19, 5), toFake: ['Date'] });
+    try {
+      const event = organized({ starts_at: new Date(2030, 5, 14, 18).toISOString(), ends_at: new Date(2030, 5, 15, 4).toISOString(), status: 'open' });
+      await renderAt(event);
+      fireEvent.change(await screen.findByLabelText(endsLabel), { target: { value: '2030-06-14T20:00' } });
+
+      vi.setSystemTime(new Date(2030, 5, 14, 20, 30));
+      reload();
+      await renderAt(event);
+      expect(await screen.findByLabelText(endsLabel)).toHaveProperty('value', '2030-06-15T04:00');
+      screen.getByText(enEvents['events.edit.timesPassed']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('offers no form for an event that is over, nor for one that is not mine', async () => {
     await renderAt(organized({ starts_at: new Date(Date.now() - 6 * HOUR).toISOString(), ends_at: new Date(Date.now() - HOUR).toISOString(), status: 'after' }));
     await screen.findByText(enEvents['events.edit.over']);

@@ -8,6 +8,7 @@ import { useT } from '../../lib/i18n';
 import { fitPaste, maxUnits } from '../../../shared/text-length';
 import { BusyButton } from '../../components/BusyButton';
 import { useDraft } from '../../lib/draft';
+import { serverNow } from '../../lib/server-clock';
 
 /** A `datetime-local` value (the phone's own time zone) for a moment. */
 export function toLocalInput(date: Date): string {
@@ -79,14 +80,15 @@ export function eventChanges(values: EventFormValues, initial: EventFormValues):
 }
 
 /**
- * Whether times kept from a draft have passed `now`, the start of a form that starts from now: the
- * start before it, or the end not after. `datetime-local` values, of one width, compare as text.
+ * Whether times kept from a draft over `initial` have passed `now`: a start it moved before it, or the
+ * end not after. `datetime-local` values, of one width, compare as text.
  */
-const timesPassed = ({ starts_at, ends_at }: EventFormValues, now: string) => starts_at < now || ends_at <= now;
+const timesPassed = ({ starts_at, ends_at }: EventFormValues, initial: EventFormValues, now: string) =>
+  (starts_at !== initial.starts_at && starts_at < now) || ends_at <= now;
 
 interface Props {
   initial: EventFormValues;
-  /** `initial`'s times start now (a new event): a draft's that have passed since (last week's party) are not given back. */
+  /** `initial`'s times start now (a new event), the moment a draft's are passed by; else, the server's clock is. */
   fromNow?: boolean;
   /** The form's draft (`useDraft`): what was changed in it, given back after a reload. */
   draft: string;
@@ -102,10 +104,10 @@ export function EventForm({ initial, draft, fromNow = false, startLocked = false
   const t = useT();
   // What was changed before a reload, or before the phone discarded the tab: over the form as it opens
   // now (the event as saved since, here or on another screen; a new one's times from now), a start
-  // that has since locked excepted, and a new one's times once passed: those would be refused, or make
-  // an event that started days ago. The rest is kept, and the form says why the times are new.
+  // that has since locked excepted, and times once passed: those would be refused, or start the event
+  // hours ago (a new one, days ago). The rest is kept, and the form says why the times are as they are.
   const { draft: changedBefore, keep } = useDraft<Partial<EventFormValues>>(draft);
-  const [passed] = useState(() => fromNow && timesPassed({ ...initial, ...changedBefore }, initial.starts_at));
+  const [passed] = useState(() => timesPassed({ ...initial, ...changedBefore }, initial, fromNow ? initial.starts_at : toLocalInput(new Date(serverNow()))));
   const [opened] = useState(() => ({
     ...initial,
     ...changedBefore,
@@ -119,8 +121,9 @@ export function EventForm({ initial, draft, fromNow = false, startLocked = false
   const [errors, setErrors] = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const formElement = useRef<HTMLFormElement>(null);
-  // Said until another start is picked.
-  const startHelp = startLocked ? 'events.edit.startLocked' : passed && times.starts_at === initial.starts_at && 'events.new.timesPassed';
+  // Said until another start is picked; a locked start's line gives way to it, as the end may be new.
+  const startHelp =
+    passed && times.starts_at === initial.starts_at ? (fromNow ? 'events.new.timesPassed' : 'events.edit.timesPassed') : startLocked && 'events.edit.startLocked';
   const changes = Object.entries({ ...typed, ...times, join_mode: joinMode }).filter(([key, value]) => value !== initial[key as keyof EventFormValues]);
   const changesKept = JSON.stringify(changes);
   useEffect(() => keep(changes.length ? Object.fromEntries(changes) : null), [changesKept]);
