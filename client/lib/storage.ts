@@ -21,6 +21,11 @@ export const ANALYTICS_KEY = 'analytics_unsent';
 export const GOOGLE_CLIENT_KEY = 'google_client_id';
 /** The start of a form's draft key, in session storage: what was typed in it so far (`lib/draft.ts`). */
 export const DRAFT_KEY = 'draft:';
+/**
+ * There while the drafts of the last session are kept for their user (`clearStorage`): a tab that
+ * follows another's sign-out (`stores/session.ts`) keeps its own as that tab did, or drops them.
+ */
+export const DRAFTS_KEPT_KEY = 'drafts_kept';
 
 /** A key's value; null when it is not there or storage cannot be read (private mode, say). */
 export function readStorage(key: string): string | null {
@@ -93,7 +98,9 @@ export function storeLanguage(language: Language, key = LANGUAGE_KEY) {
  * or whose accounts are gone, are nobody's to see offline on this phone.
  */
 export function clearStorage({ keepOutbox = false, deleted = false } = {}) {
-  const kept = [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, ...(deleted ? [] : [PENDING_JOIN_KEY])];
+  const kept = [LANGUAGE_KEY, THEME_KEY, GOOGLE_CLIENT_KEY, ...(deleted ? [] : [PENDING_JOIN_KEY]), ...(keepOutbox ? [DRAFTS_KEPT_KEY] : [])];
+  // Said before the token goes, which the other tabs follow.
+  if (keepOutbox) writeJson(DRAFTS_KEPT_KEY, true);
   removeKeys((key) => !kept.includes(key) && !(keepOutbox && (key.startsWith(OUTBOX_KEY) || key.startsWith(CHAT_DRAFTS_KEY))));
   dropDrafts(keepOutbox);
   // Not in every context: a page served over plain HTTP (not localhost) has no cache storage.

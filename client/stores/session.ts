@@ -4,7 +4,7 @@ import type { CurrentUser } from '../../shared/schemas/users';
 import { keepSignIn } from '../lib/analytics-unsent';
 import { api, logFailure, setUnauthorizedHandler } from '../lib/api';
 import { followAccountLanguage, followDeviceLanguage } from '../lib/i18n';
-import { clearStorage, dropDrafts, getToken, setToken, TOKEN_KEY } from '../lib/storage';
+import { clearStorage, dropDrafts, DRAFTS_KEPT_KEY, getToken, readStorage, setToken, TOKEN_KEY } from '../lib/storage';
 
 interface SessionState {
   token: string | null;
@@ -286,7 +286,8 @@ setUnauthorizedHandler(endRevokedSession);
 
 // Another tab of this browser signed in, signed out, or was given a new token by a password change:
 // this one follows at once, starting again with whatever session storage holds now (none: signed out),
-// without the drafts of the session it leaves. On every page: a login page left open goes into the app.
+// with the drafts of the session it leaves as that tab left its own: kept for their user but after a
+// sign-out of theirs (`dropDrafts`). On every page: a login page left open goes into the app.
 // Unless another tab signed out while this tab's own deletion or password change is on its way: that
 // tab's socket heard of it first; this one waits for its answer, which says how it went, and follows if
 // it failed.
@@ -298,7 +299,7 @@ window.addEventListener('storage', (event) => {
 });
 
 function followStorage() {
-  dropDrafts();
+  dropDrafts(getToken() !== null || readStorage(DRAFTS_KEPT_KEY) !== null);
   window.location.reload();
 }
 

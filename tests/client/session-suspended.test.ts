@@ -169,7 +169,8 @@ describe('a session the server ended', () => {
     startRealtime('token-a');
     fakeSocket.emit('connect_error', new Error('unauthorized'));
     expect(assign).toHaveBeenCalledWith('/login/?ended');
-    expect(storedKeys()).toEqual(['chat_outbox:7', 'language_code', 'pending_event_join']);
+    // And the word to the other tabs that the drafts are kept too, for the same user's next sign-in.
+    expect(storedKeys()).toEqual(['chat_outbox:7', 'drafts_kept', 'language_code', 'pending_event_join']);
   });
 
   it('says the account is suspended when the socket is refused for a ban, and closed for an unknown token', () => {
