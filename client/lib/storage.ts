@@ -129,3 +129,7 @@ export const readDraft = <T>(key: string) => readJson(key, true) as KeptDraft<T>
  */
 export const dropDrafts = (keepOutbox = false) =>
   removeKeys((key) => key.startsWith(DRAFT_KEY) && !(keepOutbox && readDraft(key)?.user !== undefined), window.sessionStorage);
+
+/** A user now known signed in here: the drafts kept for another (`dropDrafts`) go, as the chat drafts do. */
+export const dropOthersDrafts = (userId: number) =>
+  removeKeys((key) => key.startsWith(DRAFT_KEY) && ![undefined, userId].includes(readDraft(key)?.user), window.sessionStorage);

@@ -4,7 +4,7 @@ import type { CurrentUser } from '../../shared/schemas/users';
 import { keepSignIn } from '../lib/analytics-unsent';
 import { api, logFailure, setUnauthorizedHandler } from '../lib/api';
 import { followAccountLanguage, followDeviceLanguage } from '../lib/i18n';
-import { clearStorage, dropDrafts, DRAFTS_KEPT_KEY, getToken, readStorage, setToken, TOKEN_KEY } from '../lib/storage';
+import { clearStorage, dropDrafts, dropOthersDrafts, DRAFTS_KEPT_KEY, getToken, readStorage, setToken, TOKEN_KEY } from '../lib/storage';
 
 interface SessionState {
   token: string | null;
@@ -233,6 +233,12 @@ export const useSession = create<SessionState>()((set, get) => ({
     set({ token: null, user: undefined, fromDevice: false });
   },
 }));
+
+// Someone known signed in here (a shared phone): what another typed, kept from a session the server
+// ended, does not stay in the tab with them.
+useSession.subscribe(({ user }, previous) => {
+  if (user && user.id !== previous.user?.id) dropOthersDrafts(user.id);
+});
 
 /**
  * Whether this tab's session is the one local storage belongs to: a tab left signed in after another

@@ -153,6 +153,18 @@ describe('the profile form', () => {
     expect(field(en['profile.name']).value).toBe('Ana');
   });
 
+  it('drops those kept for a user once someone else is known signed in here, as the chat drafts are', async () => {
+    await openProfile();
+    type(en['profile.name'], 'Ana María');
+    cleanup();
+    useSession.getState().signOut({ alreadyRevoked: true, keepOutbox: true });
+    // A shared phone: someone else signs in, and the server says who.
+    useSession.getState().signIn('token-2');
+    expect(sessionStorage.getItem('draft:profile')).not.toBeNull();
+    useSession.setState({ user: currentUser({ id: 2 }) });
+    expect(sessionStorage.getItem('draft:profile')).toBeNull();
+  });
+
   it('drops them once they are saved, or the user signs out', async () => {
     await openProfile();
     type(en['profile.name'], 'Ana María');
