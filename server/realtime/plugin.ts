@@ -147,8 +147,10 @@ export default fp(
         // followed once it is (`followMoves`).
         const [followMoves] = await Promise.all([eventLive.socketConnected(socket), fanout?.subscribed(room)]);
         connecting.set(socket, followMoves);
-        // A handshake that goes no further (its transport gone) stops following the user's moves too.
-        socket.conn.once('close', followMoves);
+        // A handshake that goes no further (its transport gone, now or during the waits above) stops
+        // following the user's moves too: socket.io then drops the socket without a connection.
+        if (socket.conn.readyState === 'open') socket.conn.once('close', followMoves);
+        else followMoves();
         next();
       } catch (error) {
         app.log.error({ err: error }, 'socket handshake failed');
