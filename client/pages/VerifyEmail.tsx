@@ -49,7 +49,10 @@ export function VerifyEmail() {
   const verified = useSession((state) => state.user?.email_verified === true);
   const myEmail = useSession((state) => state.user?.email);
   const loadUser = useSession((state) => state.loadUser);
-  const [outcome, setOutcome] = useState<Outcome>('checking');
+  const [answer, setAnswer] = useState<Outcome>('checking');
+  // Signed in, what the link's answer means depends on who is (whose address it was, verified already or
+  // not): said once they are known, read after the answer, not as "yours" before.
+  const outcome = signedIn && !myEmail && !undecided(answer) ? 'checking' : answer;
   /** `sent`, or why the new link could not be sent. */
   const [resend, setResend] = useState<'idle' | 'sent' | { failed: string }>('idle');
   const [attempt, setAttempt] = useState(0);
@@ -58,7 +61,7 @@ export function VerifyEmail() {
     let current = true;
     void verifyOnce(token).then((result) => {
       if (!current) return;
-      setOutcome(result);
+      setAnswer(result);
       // Verified now, or perhaps before (a spent link opened again): the page and the app read the user.
       if (!undecided(result) && signedIn) void loadUser();
     });
@@ -123,7 +126,7 @@ export function VerifyEmail() {
             type="button"
             className="btn btn-primary"
             onClick={() => {
-              setOutcome('checking');
+              setAnswer('checking');
               setAttempt((count) => count + 1);
             }}
           >

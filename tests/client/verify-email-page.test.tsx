@@ -132,6 +132,33 @@ describe('the verification link, accepted', () => {
     await screen.findByText(es['verify.doneOther'].replace('{email}', 'lena@example.com'));
     expect(screen.queryByText(es['verify.done'])).toBeNull();
   });
+
+  // The link opened in a tab of its own, where another account is signed in (a shared phone): the page
+  // knows the token, not yet whose it is, when the server accepts the link.
+  it('says whose address it verified only once it knows who is signed in, not "yours" before', async () => {
+    useSession.setState({ token: 'a-token', user: undefined });
+    let answerUser = () => {};
+    const loadUser = vi.spyOn(useSession.getState(), 'loadUser').mockImplementation(
+      () =>
+        new Promise<void>((resolve) => {
+          answerUser = () => {
+            useSession.setState({ user: currentUser({ email_verified: false }) });
+            resolve();
+          };
+        }),
+    );
+    vi.spyOn(accountApi, 'verifyEmail').mockResolvedValue({ detail: 'Your e-mail address is verified.', email: 'lena@example.com' });
+    await openLink();
+
+    // Accepted, and the user asked for: until they answer, the page says it is still at it.
+    await vi.waitFor(() => expect(loadUser).toHaveBeenCalled());
+    expect(screen.queryByText(es['verify.done'])).toBeNull();
+    expect(screen.getByText(es['verify.checking'])).toBeTruthy();
+
+    await act(async () => answerUser());
+    await screen.findByText(es['verify.doneOther'].replace('{email}', 'lena@example.com'));
+    expect(screen.queryByText(es['verify.done'])).toBeNull();
+  });
 });
 
 describe('an e-mail’s link, opened where no language was ever chosen', () => {
