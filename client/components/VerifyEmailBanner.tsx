@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import { ApiError } from '../lib/api';
 import { accountApi } from '../lib/api-account';
-import { errorMessage } from '../lib/errors';
+import { errorMessage, useFieldErrors } from '../lib/errors';
 import { useT } from '../lib/i18n';
 import { keptUser, useSession } from '../stores/session';
 
@@ -52,7 +52,9 @@ export function VerifyEmailBanner() {
   const [kept] = useState(() => keptUser(useSession.getState().token));
   const user = useSession((state) => state.user) ?? kept;
   const [dismissed, setDismissed] = useState(dismissedThisVisit);
-  const [state, setState] = useState<{ kind: 'idle' | 'busy' | 'sent' } | { kind: 'failed'; message: string }>({ kind: 'idle' });
+  const [state, setState] = useState<{ kind: 'idle' | 'busy' | 'sent' | 'failed' }>({ kind: 'idle' });
+  // Why it failed, said again in the other language on a switch, as a form's errors are.
+  const [failed, setFailed] = useFieldErrors();
   const close = useRef<HTMLButtonElement>(null);
 
   if (!user || user.email_verified || dismissed) return null;
@@ -67,7 +69,8 @@ export function VerifyEmailBanner() {
       if (document.activeElement === button) close.current?.focus();
       setState({ kind: 'sent' });
     } catch (error) {
-      setState({ kind: 'failed', message: errorMessage(error, t) });
+      setState({ kind: 'failed' });
+      setFailed({ non_field_errors: [errorMessage(error, t)] });
       // Verified already (the link opened on another device, its news missed by this one): the account
       // is read again, and the banner goes with it.
       if (error instanceof ApiError && error.status === 409) void useSession.getState().loadUser();
@@ -92,7 +95,7 @@ export function VerifyEmailBanner() {
       </p>
       {state.kind === 'failed' && (
         <p className="verify-banner-error" role="alert">
-          {state.message}
+          {failed.non_field_errors}
         </p>
       )}
       {state.kind !== 'sent' && (

@@ -3,12 +3,20 @@
  * What was said before a switch of language does not stay on screen in the other one: the toasts up
  * go, and a form's errors are said again in the new language (any the app cannot find go).
  */
-import { act, cleanup, fireEvent, renderHook, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, renderHook, screen, waitFor, within } from '@testing-library/react';
+import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { VerifyEmailBanner } from '../../client/components/VerifyEmailBanner';
+import { NetworkError } from '../../client/lib/api';
+import { accountApi } from '../../client/lib/api-account';
 import { useFieldErrors } from '../../client/lib/errors';
-import { initLanguage, useLanguage } from '../../client/lib/i18n';
+import { initLanguage, useLanguage, useMessages } from '../../client/lib/i18n';
+import { appMessages } from '../../client/lib/messages-app';
 import { toast, useToasts } from '../../client/lib/toast';
 import { Register } from '../../client/pages/Register';
+import { Settings } from '../../client/pages/app/Settings';
+import { useSession } from '../../client/stores/session';
+import { currentUser } from '../helpers/current-user';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { format } from '../../shared/i18n/format';
@@ -85,5 +93,48 @@ describe('a switch of language', () => {
     expect(screen.getByText(SERVER_MESSAGES.passwords_differ.en)).toBeTruthy();
     expect(screen.queryByText(SERVER_MESSAGES.email_taken.es)).toBeNull();
     expect(document.activeElement).toBe(english);
+  });
+});
+
+describe('a switch of language, on the account’s screens', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    useSession.setState({ user: undefined });
+  });
+
+  function AccountScreens() {
+    useMessages(appMessages);
+    return (
+      <>
+        <VerifyEmailBanner />
+        <Settings />
+      </>
+    );
+  }
+
+  it('says why a new link or the data could not be had again in the new language', async () => {
+    const offline = new NetworkError(0, 'Network error');
+    vi.spyOn(accountApi, 'resendVerification').mockRejectedValue(offline);
+    vi.spyOn(accountApi, 'exportData').mockRejectedValue(offline);
+    useSession.setState({ user: currentUser({ email_verified: false }) });
+    render(
+      <Suspense fallback={null}>
+        <AccountScreens />
+      </Suspense>,
+    );
+    const account = (await screen.findByRole('region', { name: es['settings.account'] })) as HTMLElement;
+    const data = screen.getByRole('region', { name: es['settings.export.title'] });
+    const banner = screen.getByRole('region', { name: es['app.verifyTitle'] });
+    fireEvent.click(within(account).getByRole('button', { name: es['settings.verifyResend'] }));
+    fireEvent.click(within(data).getByRole('button', { name: es['settings.export.submit'] }));
+    fireEvent.click(within(banner).getByRole('button', { name: es['app.verifyResend'] }));
+    for (const place of [account, data, banner]) expect((await within(place).findByRole('alert')).textContent).toBe(es['error.network']);
+
+    await act(() => useLanguage.getState().setLanguage('en'));
+    for (const name of [en['settings.account'], en['settings.export.title'], en['app.verifyTitle']]) {
+      const place = await screen.findByRole('region', { name });
+      await waitFor(() => expect(within(place).getByRole('alert').textContent).toBe(en['error.network']));
+    }
+    await act(() => useLanguage.getState().setLanguage('es'));
   });
 });

@@ -8,7 +8,7 @@ import { FormField, serverLines } from '../../components/AuthLayout';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { Waiting } from '../../components/Waiting';
 import { accountApi } from '../../lib/api-account';
-import { errorMessage } from '../../lib/errors';
+import { errorMessage, useFieldErrors } from '../../lib/errors';
 import { changePassword } from '../../lib/password-change';
 import { settingsMessages } from '../../lib/messages-settings';
 import { readStorage, THEME_KEY } from '../../lib/storage';
@@ -115,17 +115,21 @@ function Appearance() {
  */
 function EmailRow({ user }: { user: CurrentUser }) {
   const { t } = useAuthForm();
-  const [resend, setResend] = useState<'idle' | 'busy' | 'sent' | { failed: string }>('idle');
+  const [resend, setResend] = useState<'idle' | 'busy' | 'sent'>('idle');
+  // Why it failed, said again in the other language on a switch, as a form's errors are.
+  const [failed, setFailed] = useFieldErrors();
 
   async function send() {
     // Not `disabled` while busy: the button keeps the focus.
     if (resend === 'busy') return;
     setResend('busy');
+    setFailed({});
     try {
       await accountApi.resendVerification();
       setResend('sent');
     } catch (error) {
-      setResend({ failed: errorMessage(error, t) });
+      setResend('idle');
+      setFailed({ non_field_errors: [errorMessage(error, t)] });
     }
   }
 
@@ -144,7 +148,7 @@ function EmailRow({ user }: { user: CurrentUser }) {
           )}
         </span>
       </div>
-      {!user.email_verified && <FormOutcome errors={typeof resend === 'object' ? [resend.failed] : undefined} done={resend === 'sent' ? t('settings.verifySent') : null} />}
+      {!user.email_verified && <FormOutcome errors={failed.non_field_errors} done={resend === 'sent' ? t('settings.verifySent') : null} />}
     </>
   );
 }
@@ -245,13 +249,14 @@ function Sessions() {
 function ExportData() {
   const { t } = useAuthForm();
   const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
+  // Said again in the other language on a switch, as a form's errors are.
+  const [problem, setProblem] = useFieldErrors();
 
   async function download() {
     // Not `disabled` while busy: the button keeps the focus.
     if (busy) return;
     setBusy(true);
-    setProblem(null);
+    setProblem({});
     try {
       const archive = await accountApi.exportData();
       const url = URL.createObjectURL(archive);
@@ -266,7 +271,7 @@ function ExportData() {
       // After the browser has taken the file.
       setTimeout(() => URL.revokeObjectURL(url), 60_000);
     } catch (error) {
-      setProblem(errorMessage(error, t));
+      setProblem({ non_field_errors: [errorMessage(error, t)] });
     } finally {
       setBusy(false);
     }
@@ -276,7 +281,7 @@ function ExportData() {
     <section className="settings-card" aria-labelledby="settings-export">
       <h2 id="settings-export">{t('settings.export.title')}</h2>
       <p className="muted">{t('settings.export.text')}</p>
-      <FormOutcome errors={problem ? [problem] : undefined} />
+      <FormOutcome errors={problem.non_field_errors} />
       <button type="button" className="btn btn-ghost" aria-disabled={busy} onClick={() => void download()}>
         {busy ? t('settings.export.busy') : t('settings.export.submit')}
       </button>
