@@ -4,7 +4,7 @@ import '../account.css';
 import { accountMessages } from '../lib/messages-account';
 import { AuthLayout, serverLines } from '../components/AuthLayout';
 import { refusedByServer, Throttled } from '../lib/api';
-import { errorMessage } from '../lib/errors';
+import { errorMessage, useFieldErrors } from '../lib/errors';
 import { accountApi } from '../lib/api-account';
 import { useMessages, useT } from '../lib/i18n';
 import { useSession } from '../stores/session';
@@ -53,8 +53,9 @@ export function VerifyEmail() {
   // Signed in, what the link's answer means depends on who is (whose address it was, verified already or
   // not): said once they are known, read after the answer, not as "yours" before.
   const outcome = signedIn && !myEmail && !undecided(answer) ? 'checking' : answer;
-  /** `sent`, or why the new link could not be sent. */
-  const [resend, setResend] = useState<'idle' | 'sent' | { failed: string }>('idle');
+  const [resend, setResend] = useState<'idle' | 'sent'>('idle');
+  // Why the new link could not be sent, said again in the other language on a switch, as a form's errors are.
+  const [failed, setFailed] = useFieldErrors();
   const [attempt, setAttempt] = useState(0);
 
   useEffect(() => {
@@ -115,9 +116,9 @@ export function VerifyEmail() {
           {t('verify.resent')}
         </p>
       )}
-      {typeof resend === 'object' && (
+      {failed.non_field_errors && (
         <p className="form-error" role="alert">
-          {serverLines([resend.failed])}
+          {serverLines(failed.non_field_errors)}
         </p>
       )}
       <div className="form-actions">
@@ -139,9 +140,12 @@ export function VerifyEmail() {
             className="btn btn-ghost"
             onClick={() =>
               void accountApi.resendVerification().then(
-                () => setResend('sent'),
+                () => {
+                  setFailed({});
+                  setResend('sent');
+                },
                 (error: unknown) => {
-                  setResend({ failed: errorMessage(error, t) });
+                  setFailed({ non_field_errors: [errorMessage(error, t)] });
                   // Verified meanwhile (on another device): the page says so once the user is read again.
                   void loadUser();
                 },

@@ -4,7 +4,7 @@ import { Suspense } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
-import { ApiError, Throttled, ValidationError } from '../../client/lib/api';
+import { ApiError, NetworkError, Throttled, ValidationError } from '../../client/lib/api';
 import { accountApi } from '../../client/lib/api-account';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import { AccountLinks } from '../../client/pages/AccountLinks';
@@ -70,6 +70,30 @@ describe('the verification link, refused by the server', () => {
       await act(async () => fireEvent.click(await screen.findByRole('button', { name: en['verify.resend'] })));
       // On a 320–328 px phone it broke as "this e-" / "mail address": the app's copy writes a non-breaking hyphen.
       expect(await screen.findByText(refused.replace('e-mail', 'e\u2011mail'))).toBeTruthy();
+    } finally {
+      await act(() => useLanguage.getState().setLanguage('es'));
+    }
+  });
+});
+
+describe('the verification link, refused, and a new one that could not be sent', () => {
+  afterEach(() => {
+    cleanup();
+    vi.restoreAllMocks();
+    useSession.setState({ token: null, user: null });
+  });
+
+  it('says why again in the language switched to', async () => {
+    useSession.setState({ token: 'a-token', user: currentUser({ email_verified: false }) });
+    vi.spyOn(useSession.getState(), 'loadUser').mockResolvedValue(undefined);
+    vi.spyOn(accountApi, 'resendVerification').mockRejectedValue(new NetworkError(0, 'Network error'));
+    await openRefusedLink();
+    fireEvent.click(await screen.findByRole('button', { name: es['verify.resend'] }));
+    await screen.findByText(es['error.network']);
+    try {
+      await act(() => useLanguage.getState().setLanguage('en'));
+      await screen.findByText(en['error.network']);
+      expect(screen.queryByText(es['error.network'])).toBeNull();
     } finally {
       await act(() => useLanguage.getState().setLanguage('es'));
     }
