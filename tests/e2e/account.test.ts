@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../server/db/schema';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
-import { makeCompletedUser } from '../helpers/factories';
+import { makeCompletedUser, makeUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/mail';
 import { makeModerator } from '../helpers/safety';
@@ -150,6 +150,30 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     expect(await page.getByText(en['verify.invalid']).count()).toBe(0);
     expect(await page.getByRole('button', { name: en['verify.resend'] }).count()).toBe(0);
     await page.getByRole('link', { name: en['verify.toApp'] }).waitFor();
+  });
+
+  it('keeps another account’s long address within a 320 px phone, on the reset and verification links’ pages', async () => {
+    // Addresses as people have them: a name or two and a surname, longer than a 320 px line holds.
+    const stamp = Date.now().toString(36);
+    const me = await makeUser(app.server, { email: `maria.fernanda.${stamp}@example.com` });
+    const them = await makeUser(app.server, { email: `lena.hoffmann.schneider.${stamp}@example.com` });
+    await smtp.nextMailTo(me.email);
+    const verification = await smtp.nextMailTo(them.email);
+    await client(app.server.url).post('/api/auth/password-reset/', { json: { email: them.email } });
+    const reset = await smtp.nextMailTo(them.email);
+    const page = await phone({ token: me.token, language: 'es' });
+    await page.setViewportSize({ width: 320, height: 740 });
+    const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+    // Opened where another account is signed in (a shared phone): both addresses are said.
+    await page.goto(linkIn(reset.text, '/reset-password'));
+    await page.getByText(es['reset.otherAccount'].replace('{me}', me.email).replace('{email}', them.email)).waitFor();
+    await shot(page, 'account-06b-reset-other-account-320');
+    expect(await sideways()).toBe(0);
+
+    await page.goto(linkIn(verification.text, '/verify-email'));
+    await page.getByText(es['verify.doneOther'].replace('{email}', them.email)).waitFor();
+    expect(await sideways()).toBe(0);
   });
 
   describe('when the user cannot be loaded at first (no network at the door)', () => {
