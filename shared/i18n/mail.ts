@@ -25,7 +25,7 @@ export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature
     /** In place of a kind's greeting when the name cannot be written in an e-mail (it reads as a link). */
     greetingWithoutName: 'Hi,',
     verifyEmail: {
-      subject: 'Confirm your e-mail address',
+      subject: 'Confirm your e-mail address for Eventmatch',
       greeting: 'Hi {name},',
       intro: 'Confirm that this is your e-mail address for Eventmatch by opening this link:',
       action: 'Confirm my e-mail address',
@@ -62,7 +62,7 @@ export const mailCopy: Record<Language, Record<MailKind, MailCopy> & { signature
     signature: 'El equipo de Eventmatch',
     greetingWithoutName: 'Hola:',
     verifyEmail: {
-      subject: 'Confirma tu correo electrónico',
+      subject: 'Confirma tu correo electrónico para Eventmatch',
       greeting: 'Hola, {name}:',
       intro: 'Confirma que esta es tu dirección de correo para Eventmatch abriendo este enlace:',
       action: 'Confirmar mi correo',

@@ -119,7 +119,7 @@ describe.skipIf(!ready)('the account end to end (Chromium, 390×844)', { timeout
     await page.getByText(en['app.verifySent']).waitFor();
 
     const mail = await smtp.nextMailTo(user.email);
-    expect(mail.subject).toBe('Confirm your e-mail address');
+    expect(mail.subject).toBe('Confirm your e-mail address for Eventmatch');
     // The first try gets no answer: the link is not spent, and says so; Try again confirms it.
     let tries = 0;
     await page.route('**/api/auth/verify-email/', (route) => (++tries === 1 ? route.abort('internetdisconnected') : route.continue()));

@@ -7,6 +7,8 @@ import { runInNewContext } from 'node:vm';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { authTokens, emailTokens, users } from '../../server/db/schema';
+import { composeMail } from '../../server/features/account/emails';
+import { type MailKind, mailCopy } from '../../shared/i18n/mail';
 import { ANSWER_TIMEOUT_MS } from '../../client/lib/api';
 import { runJob } from '../../server/jobs';
 import { outboxSweep } from '../../server/jobs/outbox-sweep';
@@ -93,7 +95,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       expect((await me(login1.body.token)).body).toMatchObject({ email: user.email, email_verified: false, has_password: true });
 
       const mail = await smtp.nextMailTo(user.email);
-      expect(mail.subject).toBe('Confirm your e-mail address');
+      expect(mail.subject).toBe('Confirm your e-mail address for Eventmatch');
       expect(mail.parsed.from?.text).toBe(MAIL_FROM.replace('Eventmatch', '"Eventmatch"'));
       // The link on a line of its own, in the text part; the same link in the HTML part.
       const lines = mail.text.split('\n');
@@ -124,7 +126,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
     it('writes in Spanish by default', async () => {
       const user = await register(address('es'));
       const mail = await smtp.nextMailTo(user.email);
-      expect(mail.subject).toBe('Confirma tu correo electrónico');
+      expect(mail.subject).toBe('Confirma tu correo electrónico para Eventmatch');
       expect(mail.text).toContain('Hola, Lucía:');
       expect(mail.html).toContain('<html lang="es">');
 
@@ -138,11 +140,11 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       // A browser's own header: Spanish listed first, English preferred.
       const prefersEnglish = { 'accept-language': 'es;q=0.1, en-GB' };
       const user = await register(address('prefers'), password(), prefersEnglish['accept-language']);
-      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirm your e-mail address');
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirm your e-mail address for Eventmatch');
       const token = (await login(user.email, user.password)).body.token as string;
       const resent = await api().post('/api/auth/verify-email/resend/', { token, headers: prefersEnglish });
       expect(resent.body).toEqual({ detail: 'We have sent you a new link to confirm your e-mail address.' });
-      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirm your e-mail address');
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirm your e-mail address for Eventmatch');
     });
 
     it('writes the name the registration gave as words on the greeting’s line: no markup, no line of its own', async () => {
@@ -231,7 +233,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
       const resent = [];
       for (let i = 0; i < 5; i++) resent.push(await smtp.nextMailTo(user.email));
       // Asked in English: the account's e-mails are in English from now on.
-      expect(resent.map((mail) => mail.subject)).toEqual(Array(5).fill('Confirm your e-mail address'));
+      expect(resent.map((mail) => mail.subject)).toEqual(Array(5).fill('Confirm your e-mail address for Eventmatch'));
       const last = linkToken(resent[4]!, '/verify-email');
       expect((await api().post('/api/auth/verify-email/', { json: { token: last } })).status).toBe(200);
       // Every other link died with the verification.
@@ -381,7 +383,7 @@ describe.each(backends)('verified e-mail and password reset over real SMTP, on %
 
     it('keeps the account’s language through sign-ins made in another, and says which it is', async () => {
       const user = await register(address('switcher'), password(), 'en');
-      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirm your e-mail address');
+      expect((await smtp.nextMailTo(user.email)).subject).toBe('Confirm your e-mail address for Eventmatch');
       // A new phone signs in showing its default, Spanish: the account stays English, and says so.
       const signedIn = await api().post('/api/auth/', {
         json: { username: user.email, password: user.password },
@@ -779,7 +781,7 @@ describe('the e-mails of sign-ups while the mail server is down', () => {
         level: 40,
         msg: 'e-mail not sent',
         to: user.email,
-        subject: 'Confirma tu correo electrónico',
+        subject: 'Confirma tu correo electrónico para Eventmatch',
         reason: expect.stringMatching(/ECONNREFUSED/),
       }),
     ]);
@@ -1007,5 +1009,19 @@ describe('the account’s messages in Spanish', () => {
     expect(wrong.body).toEqual({ current_password: ['La contraseña actual no es correcta. Vuelve a escribirla.'] });
     const deletion = await api.delete('/api/users/me/', { token: user.token, json: { password: 'not-it' }, headers: es });
     expect(deletion.body).toEqual({ password: ['La contraseña no es correcta.'] });
+  });
+});
+
+describe('every e-mail the app sends', () => {
+  it('names the app in its subject, in both languages: an inbox shows the subject before the sender', () => {
+    for (const language of ['en', 'es'] as const) {
+      const kinds = Object.keys(mailCopy[language]).filter((key) => typeof mailCopy[language][key as MailKind] === 'object') as MailKind[];
+      expect(kinds).toHaveLength(5);
+      for (const kind of kinds) {
+        const mail = composeMail(kind, { email: 'ana@example.com', firstName: 'Ana', language }, 'https://eventmatch.test/verify-email?token=t');
+        expect(mail.subject, `${language} ${kind}`).toContain('Eventmatch');
+        expect(mail.html, `${language} ${kind}`).toContain(`<title>${mail.subject}</title>`);
+      }
+    }
   });
 });
