@@ -6,7 +6,6 @@ export const enSettings = {
   'settings.verified': 'Verified',
   'settings.notVerified': 'Not verified yet',
   'settings.verifyResend': 'Resend the link',
-  'settings.verifySent': 'Sent! Check your inbox.',
   'settings.appearance.title': 'Appearance',
   'settings.appearance.system': 'Automatic',
   'settings.appearance.light': 'Light',

@@ -8,7 +8,6 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.verified': 'Verificado',
   'settings.notVerified': 'Sin verificar',
   'settings.verifyResend': 'Reenviar el enlace',
-  'settings.verifySent': '¡Enviado! Revisa tu bandeja de entrada.',
   'settings.appearance.title': 'Apariencia',
   'settings.appearance.system': 'Automático',
   'settings.appearance.light': 'Claro',

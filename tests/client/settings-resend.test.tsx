@@ -7,10 +7,17 @@ import { es } from '../../shared/i18n/es';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import { ApiError, Throttled } from '../../client/lib/api';
 import { accountApi } from '../../client/lib/api-account';
-import { initLanguage } from '../../client/lib/i18n';
+import { initLanguage, useMessages } from '../../client/lib/i18n';
+import { appMessages } from '../../client/lib/messages-app';
 import { Settings } from '../../client/pages/app/Settings';
 import { useSession } from '../../client/stores/session';
 import { currentUser } from '../helpers/current-user';
+
+/** Settings as the app shows it: within /app/, whose copy it shares ("Sent!", as the banner says it). */
+function InApp() {
+  useMessages(appMessages);
+  return <Settings />;
+}
 
 async function showSettings(emailVerified: boolean, language: 'es' | 'en' = 'es') {
   window.history.replaceState(null, '', '/app/settings/');
@@ -19,7 +26,7 @@ async function showSettings(emailVerified: boolean, language: 'es' | 'en' = 'es'
   await initLanguage();
   render(
     <Suspense fallback={null}>
-      <Settings />
+      <InApp />
     </Suspense>,
   );
   await screen.findByRole('heading', { name: { es, en }[language]['settings.account'] });
@@ -39,9 +46,15 @@ describe('Settings, an address not verified yet', () => {
     await showSettings(false);
     const button = resendButton()!;
     expect(button.closest('.settings-row')?.textContent).toContain(es['settings.notVerified']);
+    button.focus();
     fireEvent.click(button);
-    expect((await screen.findByRole('status')).textContent).toBe(es['app.verifySent']);
+    const sent = await screen.findByRole('status');
+    expect(sent.textContent).toBe(es['app.verifySent']);
     expect(resend).toHaveBeenCalledTimes(1);
+    // Sent, Resend goes as the banner's does: pressed again, it mailed another link each time and
+    // spent the hour's five, to answer "Too many attempts". The focus goes on to what it said.
+    expect(resendButton()).toBeNull();
+    expect(document.activeElement).toBe(sent);
   });
 
   it('says how long to wait when resending is throttled', async () => {
@@ -51,6 +64,8 @@ describe('Settings, an address not verified yet', () => {
     await showSettings(false);
     fireEvent.click(resendButton()!);
     expect((await screen.findByRole('alert')).textContent).toBe('Demasiados intentos. Vuelve a intentarlo en 53 min.');
+    // Nothing was sent: it stays, for when the wait is over, as the banner's does.
+    expect(resendButton()).toBeTruthy();
   });
 
   it('says the link could not be sent when the mail server did not take it', async () => {
@@ -59,7 +74,7 @@ describe('Settings, an address not verified yet', () => {
     await showSettings(false);
     fireEvent.click(resendButton()!);
     expect((await screen.findByRole('alert')).textContent).toBe(es['error.mailUnavailable']);
-    expect(screen.queryByText(es['settings.verifySent'])).toBeNull();
+    expect(screen.queryByText(es['app.verifySent'])).toBeNull();
     expect(resendButton()).toBeTruthy();
   });
 

@@ -111,11 +111,12 @@ function Appearance() {
 
 /**
  * The address and whether it is verified; unverified, a new link sent the way the app's banner sends
- * it, so that one is still at hand once the banner is dismissed.
+ * it, so that one is still at hand once the banner is dismissed. Once sent, Resend goes, as the
+ * banner's does: each press would mail another link and spend one of the hour's five.
  */
 function EmailRow({ user }: { user: CurrentUser }) {
   const { t } = useAuthForm();
-  const [resend, setResend] = useState<'idle' | 'busy' | 'sent'>('idle');
+  const [resend, setResend] = useState<'busy' | 'sent'>();
   // Why it failed, said again in the other language on a switch, as a form's errors are.
   const [failed, setFailed] = useFieldErrors();
 
@@ -128,7 +129,7 @@ function EmailRow({ user }: { user: CurrentUser }) {
       await accountApi.resendVerification();
       setResend('sent');
     } catch (error) {
-      setResend('idle');
+      setResend(undefined);
       setFailed({ non_field_errors: [errorMessage(error, t)] });
     }
   }
@@ -139,16 +140,16 @@ function EmailRow({ user }: { user: CurrentUser }) {
         <span className="settings-email">{user.email}</span>
         <span className="settings-verify">
           <span className={`badge ${user.email_verified ? 'badge-ok' : 'badge-warn'}`}>
-            {user.email_verified ? t('settings.verified') : t('settings.notVerified')}
+            {t(user.email_verified ? 'settings.verified' : 'settings.notVerified')}
           </span>
-          {!user.email_verified && (
+          {!user.email_verified && resend !== 'sent' && (
             <button type="button" className="btn btn-small btn-ghost" aria-disabled={resend === 'busy'} onClick={() => void send()}>
               {t('settings.verifyResend')}
             </button>
           )}
         </span>
       </div>
-      {!user.email_verified && <FormOutcome errors={failed.non_field_errors} done={resend === 'sent' ? t('settings.verifySent') : null} />}
+      {!user.email_verified && <FormOutcome errors={failed.non_field_errors} done={resend === 'sent' ? t('app.verifySent') : null} takeFocus />}
     </>
   );
 }
