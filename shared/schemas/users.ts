@@ -42,7 +42,7 @@ export type ImageField = (typeof IMAGE_FIELDS)[number];
  * An image field holds a URL this server issued, a `data:image/...;base64,` URI, or null.
  * Which of those it is, and whether the URL is really ours, is decided by the server.
  */
-const ImageRef = z.string().min(1).max(16_000_000);
+const ImageRef = z.string().min(1).max(16_000_000, message('image_too_large'));
 
 /** The six photo fields as the server answers them: a URL it issued, or null. */
 const photoUrls = {
@@ -103,7 +103,8 @@ export const ProfileInput = z
     date_of_birth: BirthDate,
     /** The phone's IANA time zone, for the age check (see `ageCheck`); not stored. */
     time_zone: TimeZone.optional(),
-    image: z.string(message('primary_photo_required')).min(1, message('primary_photo_required')).max(16_000_000),
+    // Longer than a field takes: a photo sent inline, too large (the schema's message is for a missing one).
+    image: z.string(message('primary_photo_required')).min(1, message('primary_photo_required')).max(16_000_000, message('image_too_large')),
     image2: ImageRef.nullish(),
     image3: ImageRef.nullish(),
     image4: ImageRef.nullish(),

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { blocks, profiles, uploads } from '../../server/db/schema';
 import { sweepUnusedUploads, UNUSED_UPLOAD_TTL_MS } from '../../server/features/media/service';
 import { saveProfile } from '../../server/features/users/service';
+import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type ApiResponse, type Client, client } from '../helpers/http';
@@ -505,6 +506,21 @@ describe.each(backends)('profiles on %s', (backend) => {
       expect(Object.keys(response.body)).toEqual(['image3']);
       expect(await countUploads()).toBe(0);
       expect((await api.get('/api/users/me/', { token: user.token })).body.is_profile_completed).toBe(false);
+    });
+
+    it('says a photo sent inline too large to read is too large, in the primary slot as in the others', async () => {
+      const user = await makeUser(server);
+      const mine = await validProfile();
+      // More base64 than any field takes (some 12 MB of image): refused before it is decoded.
+      const huge = `data:image/png;base64,${'A'.repeat(16_000_000)}`;
+      for (const [field, json] of [
+        ['image', { ...mine, image: huge }],
+        ['image2', { ...mine, image2: huge }],
+      ] as const) {
+        const response = await api.put('/api/users/me/profile/', { token: user.token, json, headers: { 'accept-language': 'es' } });
+        expect(response.status, field).toBe(400);
+        expect(response.body, field).toEqual({ [field]: [SERVER_MESSAGES.image_too_large.es] });
+      }
     });
 
     it('needs a token', async () => {
