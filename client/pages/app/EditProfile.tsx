@@ -406,8 +406,10 @@ export function EditProfile() {
           <FieldErrors id="age-error" errors={[...(errors.min_matching_age ?? []), ...(errors.max_matching_age ?? [])].filter(Boolean)} />
         </div>
 
-        {/* Not while photos are on their way up: the save would go without them. */}
-        <BusyButton type="submit" className="btn btn-primary btn-block sticky-save" busy={busy || uploading}>
+        {/* Not while photos are on their way up: the save would go without them. A tap leaves the focus
+            in the field written in: the keyboard's layout (app.css) stays, not moving the button away
+            from under the finger before it lifts. */}
+        <BusyButton type="submit" className="btn btn-primary btn-block sticky-save" busy={busy || uploading} onMouseDown={(event) => event.preventDefault()}>
           {uploading ? t('profile.waitForUploads') : t('profile.save')}
         </BusyButton>
       </form>
