@@ -73,7 +73,9 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
 
   async function run(request: () => Promise<Outcome>, done: SafetyAction = action) {
     setBusy(true);
-    setError({ form: null, details: null });
+    // Out of reports, "Block … now" stays a plain button while it blocks: were it the form's submit again
+    // as its own tap ends, that tap would send the report too.
+    setError({ ...error, form: null, details: null });
     try {
       const outcome = await request();
       if (outcome === 'gone') toast.info(t('safety.gone'));

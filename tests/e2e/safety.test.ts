@@ -382,6 +382,34 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await context.close();
   });
 
+  it('out of reports for the day, "Block … now" blocks and sends no report with it', async () => {
+    const gil = await makeCompletedUser(app.server, { name: 'Gil' }, { firstName: 'Gil' });
+    const others = await Promise.all(Array.from({ length: 11 }, () => makeCompletedUser(app.server, { name: 'Hal' })));
+    for (const other of others.slice(0, 10)) {
+      expect((await api().post('/api/reports/', { token: gil.token, json: { user_id: other.id, reason: 'spam' } })).status).toBe(201);
+    }
+    const hal = others[10]!;
+    const { context, page } = await openPhone(app.browser, { token: gil.token, language: 'es' });
+    await page.goto(`${app.server.url}/app/profiles/${hal.id}`);
+    await page.getByRole('button', { name: es['safety.menu'] }).click();
+    await page.getByRole('menuitem', { name: es['safety.report'] }).click();
+    const dialog = page.getByRole('dialog', { name: 'Denunciar a Hal' });
+    await dialog.getByRole('radio', { name: es['safety.reason.spam'] }).check();
+    await dialog.getByRole('button', { name: es['safety.report.send'] }).click();
+    await dialog.getByRole('alert').getByText(es['safety.report.throttled']).waitFor();
+
+    // A real tap, after whose handler the page's microtasks run before the button's own default action.
+    const reportsSent: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/reports/') reportsSent.push(request.url());
+    });
+    await dialog.getByRole('button', { name: 'Bloquear a Hal ahora' }).click();
+    await page.getByText('Has bloqueado a Hal.').waitFor();
+    expect((await api().get(`/api/users/${hal.id}/profile/`, { token: gil.token })).status).toBe(404);
+    expect(reportsSent).toEqual([]);
+    await context.close();
+  });
+
   /** A 320×568 phone in Spanish, signed in as `who`, on which a toast's countdown waits an hour once a page shows. */
   async function smallPhoneKeepingToasts(who: TestUser) {
     const tab = await openPhone(app.browser, { token: who.token, language: 'es' });
