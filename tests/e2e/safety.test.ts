@@ -382,7 +382,7 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await context.close();
   });
 
-  it('out of reports for the day, "Block … now" blocks and sends no report with it', async () => {
+  it('out of reports for the day, "Block … now" holds a short name as a word and blocks, sending no report with it', async () => {
     const gil = await makeCompletedUser(app.server, { name: 'Gil' }, { firstName: 'Gil' });
     const others = await Promise.all(Array.from({ length: 11 }, () => makeCompletedUser(app.server, { name: 'Hal' })));
     for (const other of others.slice(0, 10)) {
@@ -397,13 +397,21 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     await dialog.getByRole('radio', { name: es['safety.reason.spam'] }).check();
     await dialog.getByRole('button', { name: es['safety.report.send'] }).click();
     await dialog.getByRole('alert').getByText(es['safety.report.throttled']).waitFor();
+    // A short name sits in the sentence as any word does: its box was 3em wide, "Bloquear a  Hal  ahora".
+    const blockNow = dialog.getByRole('button', { name: 'Bloquear a Hal ahora' });
+    const room = await blockNow.locator('bdi').evaluate((bdi) => {
+      const text = document.createRange();
+      text.selectNodeContents(bdi);
+      return bdi.getBoundingClientRect().width - text.getBoundingClientRect().width;
+    });
+    expect(room).toBeLessThan(1);
 
     // A real tap, after whose handler the page's microtasks run before the button's own default action.
     const reportsSent: string[] = [];
     page.on('request', (request) => {
       if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/reports/') reportsSent.push(request.url());
     });
-    await dialog.getByRole('button', { name: 'Bloquear a Hal ahora' }).click();
+    await blockNow.click();
     await page.getByText('Has bloqueado a Hal.').waitFor();
     expect((await api().get(`/api/users/${hal.id}/profile/`, { token: gil.token })).status).toBe(404);
     expect(reportsSent).toEqual([]);
