@@ -73,8 +73,8 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
 
   async function run(request: () => Promise<Outcome>, done: SafetyAction = action) {
     setBusy(true);
-    // Out of reports, "Block … now" stays a plain button while it blocks: were it the form's submit again
-    // as its own tap ends, that tap would send the report too.
+    // Out of reports, "Block … now" stays a plain button while it blocks (were it the form's submit again
+    // as its own tap ends, that tap would send the report too), and after a block that failed.
     setError({ ...error, form: null, details: null });
     try {
       const outcome = await request();
@@ -82,7 +82,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
       else toast.success(ti(blocked && done === 'report' ? 'safety.report.sent' : DONE[done], { name: person.name }));
       onDone();
     } catch (caught) {
-      setError(failure(caught, t));
+      setError({ ...error, ...failure(caught, t) });
       setBusy(false);
     }
   }

@@ -411,6 +411,13 @@ describe.skipIf(!ready)('block, report and moderation in the browser (Chromium, 
     page.on('request', (request) => {
       if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/reports/') reportsSent.push(request.url());
     });
+    // With no network the block fails and says so, and the button still blocks for the next try: it
+    // turned back into Send report, which the limit refuses.
+    await context.setOffline(true);
+    await blockNow.click();
+    await dialog.getByRole('alert').getByText(es['error.network']).waitFor();
+    expect(await dialog.getByRole('button', { name: es['safety.report.send'] }).count()).toBe(0);
+    await context.setOffline(false);
     await blockNow.click();
     await page.getByText('Has bloqueado a Hal.').waitFor();
     expect((await api().get(`/api/users/${hal.id}/profile/`, { token: gil.token })).status).toBe(404);
