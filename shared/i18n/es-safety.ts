@@ -17,7 +17,7 @@ export const esSafety: Record<keyof typeof enSafety, string> = {
   'safety.report.reason': '¿Qué ha pasado?',
   'safety.report.details': '¿Algo más que debamos saber? (opcional)',
   'safety.report.count': '{count} / {max}',
-  'safety.report.private': '{name} no sabrá que la denuncia es tuya.',
+  'safety.report.private': '{name} no sabrá nada de tu denuncia.',
   'safety.report.blocks': 'Al denunciar también bloqueas a {name}: no os volveréis a ver y vuestra conversación se eliminará.',
   'safety.report.blocksProfile': 'Al denunciar también bloqueas a {name}: no os volveréis a ver. Si tenéis una conversación, se eliminará.',
   'safety.report.blocksEnded': 'Al denunciar también bloqueas a {name}: no volveréis a veros.',

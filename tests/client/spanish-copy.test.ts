@@ -40,7 +40,8 @@ describe('the Spanish copy', () => {
     // The sign-out questions' way to stay.
     expect(es['app.logoutUnsent.stay']).toBe('Mantener la sesión');
     expect(es['safety.block.text']).toBe('Dejaréis de veros. Vuestra conversación se eliminará.');
-    expect(es['safety.report.private']).toBe('{name} no sabrá que la denuncia es tuya.');
+    // It read «no sabrá que la denuncia es tuya»: as if {name} would learn of a report, not from whom.
+    expect(es['safety.report.private']).toBe('{name} no sabrá nada de tu denuncia.');
     expect(es['deck.event.changed']).toBe('La organización ha actualizado {name}.');
     expect(es['moderation.details']).toBe('Lo que escribió quien denunció');
     // The host's notice on the venue's Wi‑Fi: it read «todos los que estén».
