@@ -90,10 +90,12 @@ export function AppShell({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (profileCompleted && useConversations.getState().started === null) void useConversations.getState().load();
   }, [user?.id, profileCompleted]);
-  // The chat on screen is being read, its messages not counted: while the page is in view.
+  // The chat on screen counts too until it is read: its reader up in the history has not seen what
+  // came below, and one at its newest reads each message as it comes. The chat in view (below: a new
+  // match's chat there is seen).
   const inView = usePageVisible();
   const chatRead = inView ? /^\/app\/chat\/(\d+)/.exec(location)?.[1] : undefined;
-  const unread = useConversations((state) => unreadTotal(state, chatRead === undefined ? undefined : Number(chatRead)));
+  const unread = useConversations(unreadTotal);
   const section = NAV.find((item) => isNavActive(location, item.prefixes));
   const sectionName = section && t(section.label);
   const shell = useRef<HTMLDivElement>(null);

@@ -261,9 +261,9 @@ useConversations.subscribe((state, previous) => {
   writeCache('conversations', { empty: state.empty, started: state.started, more: state.more } satisfies PagedLists, me);
 });
 
-/** Unread messages across the started conversations but `except` (the chat on screen, being read). */
-export function unreadTotal(state: Pick<ConversationsState, 'started'>, except?: number): number {
-  return (state.started ?? []).reduce((sum, item) => sum + (item.id === except ? 0 : (item.unread_count ?? 0)), 0);
+/** Unread messages across the started conversations. */
+export function unreadTotal(state: Pick<ConversationsState, 'started'>): number {
+  return (state.started ?? []).reduce((sum, item) => sum + (item.unread_count ?? 0), 0);
 }
 
 /** A name as the search compares it: lower case, without accents ("María" is found by "maria"). */

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { en } from '../../shared/i18n/en';
 import type { ConversationSummary } from '../../shared/schemas/conversations';
 import '../../client/lib/messages-app';
+import { AppShell } from '../../client/components/AppShell';
 import { Chat } from '../../client/pages/app/Chat';
 import { type ChatMessage, emptyThread, useChat } from '../../client/stores/chat';
 import { unreadTotal, useConversations } from '../../client/stores/conversations';
@@ -60,6 +61,41 @@ describe('the unread count of the chat on screen', () => {
     });
     act(() => useConversations.setState({ empty: [], started: [listed(1)] }));
     expect(unreadTotal(useConversations.getState())).toBe(1);
+  });
+
+  it('is counted on Chats while the reader is up in the history, and no more once they go down to it', async () => {
+    useConversations.setState({ empty: [], started: [listed(0)] });
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: [fromBen(1, 'hola')] } } });
+    const view = renderAt(
+      '/app/chat/7',
+      <AppShell>
+        <Chat id={7} />
+      </AppShell>,
+    );
+    const list = await screen.findByRole('list', { name: en['chat.messages'] });
+    Object.defineProperties(list, { scrollHeight: { value: 2000 }, clientHeight: { value: 500 } });
+    resized(list);
+    act(() => {
+      list.scrollTop = 0;
+      list.dispatchEvent(new Event('scroll'));
+    });
+    // Ben writes, as a push brings it: it waits below, "New messages", unread.
+    const message = fromBen(2, 'at the bar');
+    act(() => {
+      useChat.getState().receive(7, message, 1);
+      useConversations.getState().noteMessage(7, message, false);
+    });
+    await screen.findByRole('button', { name: new RegExp(en['chat.newBelow']) });
+    const badge = () => view.container.querySelector('.bottom-nav .nav-badge')?.textContent;
+    expect(badge()).toBe('1');
+    expect(screen.getByText(en['matches.unread'].replace('{count}', '1'))).toBeTruthy();
+
+    act(() => {
+      list.scrollTop = 1500;
+      list.dispatchEvent(new Event('scroll'));
+    });
+    expect(useConversations.getState().started?.[0]?.unread_count).toBe(0);
+    expect(badge()).toBeUndefined();
   });
 
   it('reads a message of the partner that lands above the newest: the catch-up after sends queued offline', async () => {

@@ -136,22 +136,22 @@ describe('<App> routing', () => {
     useConversations.setState({ started: null });
   });
 
-  it('counts the open chat’s messages while the page is out of sight, where nobody reads them', async () => {
+  it('counts the open chat’s messages until they are read, the page in sight or not', async () => {
     localStorage.setItem('auth_token', 'token');
     useSession.setState({ token: 'token', user: currentUser() });
     const chat = (id: number, unread: number): ConversationSummary =>
       ({ id, name: `Ana ${id}`, image: null, other_user_id: id + 100, last_message: 'Hola', last_activity: '2026-12-03T09:00:00Z', unread_count: unread });
     useConversations.setState({ started: [chat(4, 2), chat(5, 1)] });
     const chats = `${es['app.nav.chats']} · Eventmatch`;
-    // The shell alone, around the chat's place: the count is its own.
+    // The shell alone, around the chat's place: nothing reads its messages, so they count.
     const view = renderAt('/app/chat/4', <AppShell>{null}</AppShell>);
-    await waitFor(() => expect(document.title).toBe(`(1) ${chats}`), { timeout: 5000 });
+    await waitFor(() => expect(document.title).toBe(`(3) ${chats}`), { timeout: 5000 });
 
     try {
       act(() => comeBack('hidden'));
       expect(document.title).toBe(`(3) ${chats}`);
       act(() => comeBack('visible'));
-      expect(document.title).toBe(`(1) ${chats}`);
+      expect(document.title).toBe(`(3) ${chats}`);
     } finally {
       view.unmount();
       useConversations.setState({ started: null });
