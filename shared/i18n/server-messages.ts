@@ -198,6 +198,7 @@ export const SERVER_MESSAGES = {
   },
   unsupported_image: { en: 'Unsupported image type. Use PNG, JPG, GIF or WebP.', es: 'Tipo de imagen no admitido. Usa PNG, JPG, GIF o WebP.' },
   image_too_large: { en: 'The image is too large: 10 MB at most.', es: 'La imagen es demasiado grande: 10 MB como máximo.' },
+  photo_twice: { en: 'This is the same photo as photo {n}.', es: 'Es la misma foto que la foto {n}.' },
   too_many_pixels: {
     en: 'The image has too many pixels: {megapixels} megapixels at most.',
     es: 'La imagen tiene demasiados píxeles: {megapixels} megapíxeles como máximo.',

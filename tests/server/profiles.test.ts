@@ -170,13 +170,13 @@ describe.each(backends)('profiles on %s', (backend) => {
 
     it('keeps its own upload given as an absolute URL and removes an image set to null', async () => {
       const user = await makeCompletedUser(server);
-      const photo = await upload(server, user.token);
+      const [photo, other] = [await upload(server, user.token), await upload(server, user.token)];
       const first = await api.put('/api/users/me/profile/', {
         token: user.token,
-        json: await validProfile({ image: `${server.url}${photo}`, image3: photo }),
+        json: await validProfile({ image: `${server.url}${photo}`, image3: other }),
       });
       expect(first.status, JSON.stringify(first.body)).toBe(200);
-      expect(first.body).toMatchObject({ image: photo, image3: photo });
+      expect(first.body).toMatchObject({ image: photo, image3: other });
 
       const second = await api.put('/api/users/me/profile/', {
         token: user.token,
@@ -444,6 +444,26 @@ describe.each(backends)('profiles on %s', (backend) => {
       });
       expect(response.status).toBe(400);
       expect(response.body).toEqual({ image4: [BAD_IMAGE_REFERENCE], image5: [BAD_IMAGE_REFERENCE] });
+      expect((await api.get('/api/users/me/profile/', { token: user.token })).body).toEqual(before);
+    });
+
+    it('refuses one photo in two fields, naming the later one, in either language, and stores nothing', async () => {
+      const user = await makeCompletedUser(server);
+      const [photo, other] = [await upload(server, user.token), await upload(server, user.token)];
+      const before = (await api.get('/api/users/me/profile/', { token: user.token })).body;
+      // The same upload as a path and as an absolute URL is one photo too.
+      for (const [language, json, expected] of [
+        ['en', await validProfile({ image: photo, image2: other, image4: photo }), { image4: [SERVER_MESSAGES.photo_twice.en.replace('{n}', '1')] }],
+        ['es', await validProfile({ image: other, image3: photo, image6: `${server.url}${photo}` }), { image6: [SERVER_MESSAGES.photo_twice.es.replace('{n}', '3')] }],
+        ['en', await validProfile({ bio: '', image: photo, image2: photo, image3: photo }), {
+          bio: ['This field may not be blank.'],
+          image2: [SERVER_MESSAGES.photo_twice.en.replace('{n}', '1')],
+          image3: [SERVER_MESSAGES.photo_twice.en.replace('{n}', '1')],
+        }],
+      ] as const) {
+        const response = await api.put('/api/users/me/profile/', { token: user.token, json, headers: { 'accept-language': language } });
+        expect([response.status, response.body]).toEqual([400, expected]);
+      }
       expect((await api.get('/api/users/me/profile/', { token: user.token })).body).toEqual(before);
     });
 

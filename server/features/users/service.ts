@@ -80,7 +80,8 @@ export async function getOwnProfile(db: Db, userId: number): Promise<OwnProfile 
 /**
  * The image fields that hold a URL (not a data URI), each to the URL to store: one of the owner's own
  * uploads or one already in their profile (kept as it is: seeded demo profiles share photos). Any other
- * URL is a field of `errors`.
+ * URL is a field of `errors`, and so is a photo an earlier field already holds (as a path or as an
+ * absolute URL): the profile would show it twice.
  */
 async function checkImageReferences(db: Db, store: MediaStore, userId: number, images: Partial<Record<ImageField, string | null>>) {
   const resolved: Partial<Record<ImageField, string>> = {};
@@ -108,9 +109,15 @@ async function checkImageReferences(db: Db, store: MediaStore, userId: number, i
       const key = url && store.keyOf(url);
       if (key) allowed.add(key);
     }
+    const firstField = new Map<string, ImageField>();
     for (const [field, key] of keys) {
-      if (allowed.has(key)) resolved[field] = store.url(key);
-      else errors[field] = [INVALID_IMAGE_REFERENCE];
+      const earlier = firstField.get(key);
+      if (!allowed.has(key)) errors[field] = [INVALID_IMAGE_REFERENCE];
+      else if (earlier) errors[field] = [serverText('photo_twice', { n: IMAGE_FIELDS.indexOf(earlier) + 1 })];
+      else {
+        firstField.set(key, field);
+        resolved[field] = store.url(key);
+      }
     }
   }
   return { resolved, errors };
