@@ -30,7 +30,12 @@ export const EventIdParams = z.object({ event: Id });
 export type EventIdParams = z.infer<typeof EventIdParams>;
 
 
-const DateTime = z.iso.datetime({ offset: true, ...message('date_time_format') });
+const wrongFormat = message('date_time_format').error;
+/**
+ * A time, with its format named when it is not one. A time left out or null says so, as any other
+ * field does (`undefined` leaves the issue to the shared messages: shared/schemas/zod.ts).
+ */
+const DateTime = z.iso.datetime({ offset: true, error: (issue) => (issue.input == null ? undefined : wrongFormat(issue)) });
 
 const HOUR_MS = 3_600_000;
 

@@ -128,11 +128,17 @@ describe.each(backends)('events on %s', (backend) => {
       const cases: Array<[string, object, Record<string, string[]>]> = [
         ['30 February', { starts_at: '2026-02-30T00:00:00Z', ends_at: at(HOUR) }, { starts_at: [DATE_TIME_FORMAT] }],
         ['year 275760', { starts_at: at(HOUR), ends_at: '+275760-09-13T00:00:00.000Z' }, { ends_at: [DATE_TIME_FORMAT] }],
+        // No time at all is not a time in the wrong format.
+        ['no start, a null end', {}, { starts_at: ['This field is required.'], ends_at: ['This field may not be null.'] }],
+        ['a start as a number', { starts_at: Date.now(), ends_at: at(HOUR) }, { starts_at: [DATE_TIME_FORMAT] }],
       ];
       for (const [label, times, errors] of cases) {
-        const reply = await api().post('/api/events/', { token: organizer.token, json: { name: 'Party', join_mode: 'qr', ...times } });
+        const reply = await api().post('/api/events/', { token: organizer.token, json: { name: 'Party', join_mode: 'qr', ends_at: null, ...times } });
         expect([reply.status, reply.body], label).toEqual([400, errors]);
       }
+      const event = await makeEvent(server, organizer, { starts_at: at(2 * HOUR), ends_at: at(3 * HOUR) });
+      const cleared = await api().patch(`/api/events/${event.id}/`, { token: organizer.token, json: { starts_at: null } });
+      expect([cleared.status, cleared.body]).toEqual([400, { starts_at: ['This field may not be null.'] }]);
     });
 
     it('says the format a time must have: seconds and an offset (or Z) are required, not optional', async () => {
