@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, type FieldMessages, ValidationError } from '../errors';
+import { documentedContentType } from '../plugins/api-docs';
 import { MAX_JSON_BODY_BYTES } from '../../shared/constants';
 import { type ServerText, serverText } from '../../shared/i18n/server-messages';
 import { hasLoneSurrogate } from '../../shared/well-formed-text';
@@ -99,11 +100,16 @@ export function holdsMoreValues(bytes: Buffer, limit: number): boolean {
  * over `MAX_JSON_BODY_BYTES` (a route that raised its limit) with more values than `MAX_LARGE_BODY_VALUES`
  * is refused before it is parsed (400, `too_many_values`). Fastify's own JSON parser does the rest
  * (empty bodies, bad JSON, prototype poisoning).
+ *
+ * A route whose body is of another type (an upload's multipart) is given none, not parsed: it answers
+ * JSON's wrong type itself (415), the same whatever the JSON holds, broken or not.
  */
 export function rejectMalformedJson(app: FastifyInstance) {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const type = documentedContentType(request.routeOptions.schema);
+    if (type !== undefined && type !== 'application/json') return done(null, undefined);
     const bytes = body as Buffer;
     if (!isUtf8(bytes)) return done(ValidationError.field('non_field_errors', MALFORMED_TEXT), undefined);
     if (bytes.length > MAX_JSON_BODY_BYTES && holdsMoreValues(bytes, MAX_LARGE_BODY_VALUES)) {

@@ -14,6 +14,9 @@ export const API_DOCS_PREFIX = '/api/docs';
  * schema: `schema: { ...documentedBody('multipart/form-data', UploadForm), response: … }`.
  */
 export const documentedBody = (contentType: string, schema: z.ZodType) => ({ 'x-body': { contentType, schema } });
+/** The content type a route's `documentedBody` names, if it names one. */
+export const documentedContentType = (schema: unknown): string | undefined =>
+  (schema as { 'x-body'?: { contentType?: string } } | undefined)?.['x-body']?.contentType;
 /** A POST that takes no body at all, said outright so that the OpenAPI test can tell it from a forgotten schema. */
 export const noBody = { 'x-body': 'none' } as const;
 /**

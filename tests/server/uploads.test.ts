@@ -225,6 +225,11 @@ describe.each(backends)('uploads on %s', (backend) => {
     const json = await api.post('/api/uploads/', { token: user.token, json: { file: 'data:image/png;base64,AAAA' } });
     expect(json.status).toBe(415);
     expect(json.body).toEqual({ detail: expect.any(String) });
+    // Whatever the JSON holds, even none that parses: the content type is what is wrong.
+    for (const body of ['{"file": ', '{"file": "\\u0000"}', Buffer.from([0x7b, 0xff, 0x7d])]) {
+      const broken = await api.post('/api/uploads/', { token: user.token, body, headers: { 'content-type': 'application/json' } });
+      expect([broken.status, broken.body], String(body)).toEqual([415, json.body]);
+    }
 
     const wrongField = await send(await imageBytes('png'), 'x.png', 'image/png', 'photo');
     expect(wrongField.status).toBe(400);
