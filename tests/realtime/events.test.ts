@@ -579,6 +579,13 @@ async function connectedDuringMove(
 }
 
 /** The ids in the user's deck, as their phone fetches it (the first page, enough for a test's event). */
+/** The organizer renames the event through `at`: `phone` hears it, within `timeoutMs`. */
+async function hearsRename(phone: ClientSocket, at: TestServer, organizer: TestUser, eventId: number, timeoutMs?: number) {
+  const renamed = waitFor(phone, 'event:changed', (p) => p.event.id === eventId, timeoutMs);
+  expect((await client(at.url).patch(`/api/events/${eventId}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
+  expect((await renamed).event.name).toBe('Late party');
+}
+
 async function deckIds(server: TestServer, user: TestUser) {
   const page = await client(server.url).get('/api/users/matching-profiles/?limit=100', { token: user.token });
   expect(page.status).toBe(200);
@@ -657,9 +664,7 @@ describe.skipIf(!clusterReady)('event rooms across two instances over Redis', ()
     // and hears what its organizer says of it.
     two.app.eventLive.movedElsewhere({ userId: ana.id, from: second.id, to: null });
     await waitUntil(() => isIn(second.id), 5000, 'her phone to be back at the second event');
-    const renamed = waitFor(anaOnTwo, 'event:changed', (p) => p.event.id === second.id, 8000);
-    expect((await client(one.url).patch(`/api/events/${second.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
-    expect((await renamed).event.name).toBe('Late party');
+    await hearsRename(anaOnTwo, one, organizer, second.id, 8000);
   });
 
   it('follows a check-in made on the other instance while her phone is still connecting, and tells the phone to read again', async () => {
@@ -674,9 +679,7 @@ describe.skipIf(!clusterReady)('event rooms across two instances over Redis', ()
     // Told to read again once it is in the room: the organizer's change from then on reaches it.
     await waitUntil(() => heard.some((e) => e.event === 'sync'), 5000, 'her phone to be told to read again');
     expect(socket.rooms.has(rooms.event(event.id))).toBe(true);
-    const renamed = waitFor(phone, 'event:changed', (p) => p.event.id === event.id, 8000);
-    expect((await client(one.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
-    expect((await renamed).event.name).toBe('Late party');
+    await hearsRename(phone, one, organizer, event.id, 8000);
 
     // Likewise a leave: her tablet, connecting as she leaves, had read that she was there; it ends out of the room.
     const leave = () => client(one.url).post('/api/events/leave/', { token: ana.token });
@@ -779,9 +782,7 @@ describe.skipIf(!clusterReady)('a check-in on one instance, for a phone on anoth
 
     await checkIn(one, ana, event.code);
     expect(socket.rooms.has(rooms.event(event.id))).toBe(true);
-    const renamed = waitFor(anaOnTwo, 'event:changed', (p) => p.event.id === event.id);
-    expect((await client(one.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
-    expect((await renamed).event.name).toBe('Late party');
+    await hearsRename(anaOnTwo, one, organizer, event.id);
     await counted;
   });
 });
@@ -810,9 +811,7 @@ describe.skipIf(!clusterReady)('a phone connecting to an instance whose subscrip
 
     // Connected, her phone catches up on the event as it is: a change from then on must reach it.
     const anaOnTwo = await sockets.connect(two.url, ana.token);
-    const renamed = waitFor(anaOnTwo, 'event:changed', (p) => p.event.id === event.id);
-    expect((await client(one.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
-    expect((await renamed).event.name).toBe('Late party');
+    await hearsRename(anaOnTwo, one, organizer, event.id);
   });
 
   it('tells a phone that connected as she checked in elsewhere to read again only once it hears its event\'s room', async () => {
@@ -825,9 +824,7 @@ describe.skipIf(!clusterReady)('a phone connecting to an instance whose subscrip
 
     // Put in the event's room once connected, then told to read again: a change from then on must reach it.
     await waitUntil(() => heard.some((e) => e.event === 'sync'), 5000, 'her phone to be told to read again');
-    const renamed = waitFor(phone, 'event:changed', (p) => p.event.id === event.id);
-    expect((await client(one.url).patch(`/api/events/${event.id}/`, { token: organizer.token, json: { name: 'Late party' } })).status).toBe(200);
-    expect((await renamed).event.name).toBe('Late party');
+    await hearsRename(phone, one, organizer, event.id);
   });
 });
 
