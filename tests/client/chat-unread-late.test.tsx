@@ -32,6 +32,15 @@ const listed = (unread: number): ConversationSummary => ({
 });
 
 /** The server's answers: the conversation, and nothing newer in it than what the tab holds. */
+/** The chat's list laid out taller than its box and its reader at the top: what comes below is not seen. */
+function scrolledUp(list: HTMLElement) {
+  Object.defineProperties(list, { scrollHeight: { value: 2000 }, clientHeight: { value: 500 } });
+  resized(list);
+  act(() => {
+    list.scrollTop = 0;
+    list.dispatchEvent(new Event('scroll'));
+  });
+}
 const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '/api/conversations/7/' ? detail : { results: [], next: null, previous: null });
 
 chatPageWorld(ME, answer);
@@ -52,13 +61,7 @@ describe('the unread count of the chat on screen', () => {
     useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: [fromBen(1, 'hola')] } } });
     renderAt('/app/', <Chat id={7} />);
     const list = await screen.findByRole('list', { name: en['chat.messages'] });
-    // Scrolled up: what comes below is not seen.
-    Object.defineProperties(list, { scrollHeight: { value: 2000 }, clientHeight: { value: 500 } });
-    resized(list);
-    act(() => {
-      list.scrollTop = 0;
-      list.dispatchEvent(new Event('scroll'));
-    });
+    scrolledUp(list);
     act(() => useConversations.setState({ empty: [], started: [listed(1)] }));
     expect(unreadTotal(useConversations.getState())).toBe(1);
   });
@@ -73,12 +76,7 @@ describe('the unread count of the chat on screen', () => {
       </AppShell>,
     );
     const list = await screen.findByRole('list', { name: en['chat.messages'] });
-    Object.defineProperties(list, { scrollHeight: { value: 2000 }, clientHeight: { value: 500 } });
-    resized(list);
-    act(() => {
-      list.scrollTop = 0;
-      list.dispatchEvent(new Event('scroll'));
-    });
+    scrolledUp(list);
     // Ben writes, as a push brings it: it waits below, "New messages", unread.
     const message = fromBen(2, 'at the bar');
     act(() => {
