@@ -100,6 +100,18 @@ describe('the deck’s arrow keys', () => {
     expect(decisions()).toEqual(['like', 'skip', 'dislike', 'like']);
   });
 
+  it('decide once for an arrow held down: its repeats do not decide the cards that come up unseen', () => {
+    const card = screen.getByTestId('swipe-card');
+    expect(arrow('ArrowRight', card)).toBe(true);
+    expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('3');
+    // The key's auto-repeat, which starts about half a second into the hold: after the next card is up.
+    const repeat = new KeyboardEvent('keydown', { key: 'ArrowRight', repeat: true, bubbles: true, cancelable: true });
+    act(() => void screen.getByTestId('swipe-card').dispatchEvent(repeat));
+    act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
+    expect(decisions()).toEqual(['like']);
+    expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('3');
+  });
+
   it('decide nothing while a dialog is open over the deck', () => {
     const dialog = document.body.appendChild(document.createElement('div'));
     dialog.setAttribute('role', 'dialog');

@@ -118,7 +118,8 @@ export function Home() {
       const target = event.target as Element;
       if ((!target.matches('body, h1') && !target.closest('.swipe-card, .deck-actions')) || document.querySelector('[role=menu], [role$=dialog]')) return;
       event.preventDefault();
-      act(action);
+      // A key held down repeats: it decided the card it went down on, not those that come up under it unseen.
+      if (!event.repeat) act(action);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
