@@ -112,6 +112,19 @@ describe('the deck’s arrow keys', () => {
     expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('3');
   });
 
+  it('leave Enter held down on a button of the deck to press it once, not again on the cards that come up', () => {
+    const like = screen.getByRole('button', { name: enApp['deck.like'] });
+    like.focus();
+    // The browser presses a focused button at each Enter's keydown, its auto-repeats too, unless prevented.
+    const enter = (repeat: boolean) => new KeyboardEvent('keydown', { key: 'Enter', repeat, bubbles: true, cancelable: true });
+    const first = enter(false);
+    const repeat = enter(true);
+    act(() => void like.dispatchEvent(first));
+    act(() => void like.dispatchEvent(repeat));
+    expect(first.defaultPrevented).toBe(false);
+    expect(repeat.defaultPrevented).toBe(true);
+  });
+
   it('decide nothing while a dialog is open over the deck', () => {
     const dialog = document.body.appendChild(document.createElement('div'));
     dialog.setAttribute('role', 'dialog');

@@ -195,7 +195,8 @@ export function Home() {
       <p className="deck-hint muted">
         {t('deck.hint')} <span className="deck-hint-keys">{t('deck.hintKeys')}</span>
       </p>
-      <div className="deck-actions">
+      {/* Enter held down on a button would press it again at each repeat, on the cards that come up unseen. */}
+      <div className="deck-actions" onKeyDown={(event) => event.repeat && event.preventDefault()}>
         <UndoButton />
         <button type="button" className="round-btn round-btn-nope" aria-label={t('deck.dislike')} aria-disabled={busy} onClick={press('dislike')}>
           <CloseIcon />
