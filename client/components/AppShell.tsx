@@ -91,11 +91,11 @@ export function AppShell({ children }: { children: ReactNode }) {
     if (profileCompleted && useConversations.getState().started === null) void useConversations.getState().load();
   }, [user?.id, profileCompleted]);
   // The chat on screen counts too until it is read: its reader up in the history has not seen what
-  // came below, and one at its newest reads each message as it comes. The chat in view (below: a new
-  // match's chat there is seen).
-  const inView = usePageVisible();
-  const chatRead = inView ? /^\/app\/chat\/(\d+)/.exec(location)?.[1] : undefined;
+  // came below, and one at its newest reads each message as it comes.
   const unread = useConversations(unreadTotal);
+  const inView = usePageVisible();
+  // The chat in view: a new match's chat open there is seen (below).
+  const chatInView = inView ? /^\/app\/chat\/(\d+)/.exec(location)?.[1] : undefined;
   const section = NAV.find((item) => isNavActive(location, item.prefixes));
   const sectionName = section && t(section.label);
   const shell = useRef<HTMLDivElement>(null);
@@ -108,11 +108,11 @@ export function AppShell({ children }: { children: ReactNode }) {
   // left on them in a pocket sees nothing, and would take the dot and the overlay from the one in hand.
   const onList = inView && /^\/app\/matches\b/.test(location);
   useEffect(() => {
-    const seen = onList ? newMatches : newMatches.filter((id) => String(id) === chatRead);
+    const seen = onList ? newMatches : newMatches.filter((id) => String(id) === chatInView);
     if (seen.length === 0) return;
     sendMatchSeen(seen, 'chats');
     useConversations.setState((state) => ({ newMatches: state.newMatches.filter((id) => !seen.includes(id)) }));
-  }, [newMatches, onList, chatRead]);
+  }, [newMatches, onList, chatInView]);
 
   return (
     <div ref={shell} className="app-shell">

@@ -88,7 +88,7 @@ const timesPassed = ({ starts_at, ends_at }: EventFormValues, initial: EventForm
 
 interface Props {
   initial: EventFormValues;
-  /** `initial`'s times start now (a new event), the moment a draft's are passed by; else, the server's clock is. */
+  /** `initial`'s times start now (a new event): a draft's times have gone by if before that; else, if before the server's clock. */
   fromNow?: boolean;
   /** The form's draft (`useDraft`): what was changed in it, given back after a reload. */
   draft: string;
