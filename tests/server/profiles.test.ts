@@ -9,7 +9,7 @@ import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import type { ProfileInput } from '../../shared/schemas/users';
 import { birthDateForAge, makeCompletedUser, makeUser, type TestUser, validProfile } from '../helpers/factories';
 import { type ApiResponse, type Client, client } from '../helpers/http';
-import { imageBytes } from '../helpers/images';
+import { imageBytes, imageDataUri } from '../helpers/images';
 import { racesOnPostgres } from '../helpers/lock-holder';
 import { backends, serverPerSuite, type TestServer } from '../helpers/server';
 import { hasPostgres } from '../helpers/services';
@@ -467,6 +467,19 @@ describe.each(backends)('profiles on %s', (backend) => {
       expect((await api.get('/api/users/me/profile/', { token: user.token })).body).toEqual(before);
     });
 
+    it('refuses one photo sent inline in two fields, naming the later one, and stores nothing', async () => {
+      const user = await makeUser(server);
+      const photo = await imageDataUri('png');
+      const response = await api.put('/api/users/me/profile/', {
+        token: user.token,
+        json: await validProfile({ image: photo, image2: await imageDataUri('jpeg'), image5: photo }),
+        headers: { 'accept-language': 'es' },
+      });
+      expect([response.status, response.body]).toEqual([400, { image5: [SERVER_MESSAGES.photo_twice.es.replace('{n}', '1')] }]);
+      expect(await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).toEqual([]);
+      expect((await api.get('/api/users/me/', { token: user.token })).body.is_profile_completed).toBe(false);
+    });
+
     it('names a photo that is not the user’s beside the other fields’ problems, not once they are mended', async () => {
       const owner = await makeUser(server);
       const theirs = await upload(server, owner.token);
@@ -513,12 +526,11 @@ describe.each(backends)('profiles on %s', (backend) => {
       const user = await makeUser(server);
       const countUploads = async () =>
         (await server.app.db.select().from(uploads).where(eq(uploads.ownerId, user.id))).length;
-      const good = `data:image/png;base64,${(await imageBytes('png')).toString('base64')}`;
       const response = await api.put('/api/users/me/profile/', {
         token: user.token,
         json: await validProfile({
-          image: good,
-          image2: good,
+          image: await imageDataUri('png'),
+          image2: await imageDataUri('jpeg'),
           image3: `data:image/png;base64,${Buffer.from('definitely not a picture').toString('base64')}`,
         }),
       });

@@ -81,16 +81,25 @@ export async function getOwnProfile(db: Db, userId: number): Promise<OwnProfile 
  * The image fields that hold a URL (not a data URI), each to the URL to store: one of the owner's own
  * uploads or one already in their profile (kept as it is: seeded demo profiles share photos). Any other
  * URL is a field of `errors`, and so is a photo an earlier field already holds (as a path or as an
- * absolute URL): the profile would show it twice.
+ * absolute URL, or the same data URI): the profile would show it twice.
  */
 async function checkImageReferences(db: Db, store: MediaStore, userId: number, images: Partial<Record<ImageField, string | null>>) {
   const resolved: Partial<Record<ImageField, string>> = {};
   const errors: FieldMessages = {};
   const keys = new Map<ImageField, string>();
+  const twice = (earlier: ImageField) => [serverText('photo_twice', { n: IMAGE_FIELDS.indexOf(earlier) + 1 })];
+  // A photo sent inline, the same as an earlier field's: it would be stored twice, and shown twice.
+  const inline = new Map<string, ImageField>();
 
   for (const field of IMAGE_FIELDS) {
     const value = images[field] ?? null;
-    if (value === null || isDataUri(value)) continue;
+    if (value === null) continue;
+    if (isDataUri(value)) {
+      const earlier = inline.get(value);
+      if (earlier) errors[field] = twice(earlier);
+      else inline.set(value, field);
+      continue;
+    }
     const key = store.keyOf(value);
     if (key) keys.set(field, key);
     else errors[field] = [INVALID_IMAGE_REFERENCE];
@@ -113,7 +122,7 @@ async function checkImageReferences(db: Db, store: MediaStore, userId: number, i
     for (const [field, key] of keys) {
       const earlier = firstField.get(key);
       if (!allowed.has(key)) errors[field] = [INVALID_IMAGE_REFERENCE];
-      else if (earlier) errors[field] = [serverText('photo_twice', { n: IMAGE_FIELDS.indexOf(earlier) + 1 })];
+      else if (earlier) errors[field] = twice(earlier);
       else {
         firstField.set(key, field);
         resolved[field] = store.url(key);
