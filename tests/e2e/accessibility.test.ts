@@ -382,7 +382,7 @@ describe.skipIf(!ready)('accessibility of every screen (axe-core in Chromium, 39
 
     // Someone with two photos: the second has a star, both a ×. The calendar, on a phone of 390 px and
     // of 320 px (there the widest it can be).
-    const eva = await makeCompletedUser(app.server, { name: 'Eva', image2: await imageDataUri() });
+    const eva = await makeCompletedUser(app.server, { name: 'Eva', image2: await imageDataUri('jpeg') });
     const { context, page: editor } = await openPhone(app.browser, { token: eva.token, language: 'es' });
     await editor.goto(`${app.server.url}/app/profile/`);
     await editor.locator('.photo-make-primary').waitFor();

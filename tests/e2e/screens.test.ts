@@ -33,7 +33,7 @@ describe.skipIf(!ready)('profile page, deck controls, subscribe, privacy (Chromi
     ana = await makeCompletedUser(app.server, { name: 'Ana', gender: 'female', genders_to_match: ['male'] }, { firstName: 'Ana', lastName: 'Ruiz' });
     ben = await makeCompletedUser(
       app.server,
-      { name: 'Ben', bio: 'DJ tonight, dancer otherwise.', gender: 'male', genders_to_match: ['female'], image2: await imageDataUri('jpeg'), image3: await imageDataUri('png') },
+      { name: 'Ben', bio: 'DJ tonight, dancer otherwise.', gender: 'male', genders_to_match: ['female'], image2: await imageDataUri('jpeg'), image3: await imageDataUri('png', { color: '#2563eb' }) },
       { firstName: 'Ben' },
     );
     ({ page } = await openPhone(app.browser, { token: ana.token, language: 'en' }));

@@ -11,6 +11,7 @@ export function imageBytes(
     .toBuffer();
 }
 
-export async function imageDataUri(format: 'png' | 'jpeg' = 'png') {
-  return `data:image/${format};base64,${(await imageBytes(format)).toString('base64')}`;
+/** `imageBytes` as a data URI; another colour makes another photo (a profile refuses one photo twice). */
+export async function imageDataUri(format: 'png' | 'jpeg' = 'png', options: Parameters<typeof imageBytes>[1] = {}) {
+  return `data:image/${format};base64,${(await imageBytes(format, options)).toString('base64')}`;
 }
