@@ -107,7 +107,7 @@ export const StripeSubscription = z.object({
   /** When a cancellation takes effect, or whether it does at the end of the period. */
   cancel_at: StripeTime.nullish(),
   cancel_at_period_end: z.boolean().nullish(),
-  /** Our marks on it: `stopped_by: 'ban'` while a ban's stop holds its renewal (`stopRenewalOfBanned`). */
+  /** Our marks on it: `stopped_by: 'ban'` and its `stopped_at` while a ban's stop holds its renewal (`stopRenewalOfBanned`). */
   metadata: z.record(z.string(), z.string()).nullish(),
 });
 export type StripeSubscription = z.infer<typeof StripeSubscription>;

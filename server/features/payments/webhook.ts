@@ -516,7 +516,7 @@ async function changeLocalPlan(tx: Tx, userId: number, sent: StripeSubscription,
     cancel_at: null,
     cancel_at_period_end: sent.cancel_at_period_end,
   });
-  if (sent.cancel_at_period_end && result.outcome === 'handled') await tx.update(users).set({ planStoppedByBan: byBan }).where(eq(users.id, userId));
+  if (sent.cancel_at_period_end && result.outcome === 'handled') await markStoppedByBan(tx, userId, sent.id, byBan);
   return result;
 }
 
