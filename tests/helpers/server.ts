@@ -10,6 +10,7 @@ import { buildApp, type App } from '../../server/app';
 import { type Config, loadConfig } from '../../server/config';
 import { createPostgresDatabase, openMemoryDatabase, writeMigratedDataDir } from './database';
 import { hasPostgres } from './services';
+import { type ProxyDelays, tcpProxy } from './tcp-proxy';
 
 export type Backend = 'pglite' | 'postgres';
 
@@ -142,9 +143,22 @@ export function serverPerSuite(options: ServerOptions | (() => ServerOptions | P
  * Two app instances of one deployment: one fresh PostgreSQL database (a copy of the run's migrated
  * template, as `startServer`'s: the whole schema's migrations on an empty one cost each suite 1–2 s
  * more on a loaded machine) and, with `redisUrl`, one Redis under a channel prefix of their own.
- * `redisUrlOfTwo`: the same Redis by another way (a slow link), for instance two.
+ * `redisUrlOfTwo`: the same Redis by another way (a slow link), for instance two; or `slowLinkOfTwo`:
+ * instance two reaches `redisUrl` through a proxy of its own with those delays, closed with the two.
  */
-export async function startTwoInstances(options: { redisUrl?: string; redisUrlOfTwo?: string; config?: Partial<Config> } = {}) {
+export async function startTwoInstances(
+  options: { redisUrl?: string; redisUrlOfTwo?: string; slowLinkOfTwo?: ProxyDelays; config?: Partial<Config> } = {},
+) {
+  const slowLink = options.slowLinkOfTwo && options.redisUrl ? await tcpProxy(options.redisUrl, options.slowLinkOfTwo) : undefined;
+  try {
+    return await startBoth({ ...options, redisUrlOfTwo: slowLink?.url ?? options.redisUrlOfTwo }, slowLink);
+  } catch (error) {
+    await slowLink?.close();
+    throw error;
+  }
+}
+
+async function startBoth(options: { redisUrl?: string; redisUrlOfTwo?: string; config?: Partial<Config> }, slowLink?: { close(): Promise<void> }) {
   const database = await createPostgresDatabase({ migrated: true });
   const redisPrefix = `test-${randomBytes(6).toString('hex')}`;
   const servers: TestServer[] = [];
@@ -163,6 +177,7 @@ export async function startTwoInstances(options: { redisUrl?: string; redisUrlOf
     async close() {
       await Promise.all(servers.map((server) => server.close()));
       await database.drop();
+      await slowLink?.close();
     },
   };
 }

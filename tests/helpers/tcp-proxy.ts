@@ -1,6 +1,12 @@
 import net from 'node:net';
 import tls from 'node:tls';
 
+/** How late what goes each way through a `tcpProxy` arrives, in milliseconds. */
+export interface ProxyDelays {
+  replyDelayMs?: number;
+  requestDelayMs?: number;
+}
+
 /**
  * A TCP proxy on loopback in front of `target` (HTTP, WebSocket or Redis alike). Its link can be cut
  * and restored, as a party's Wi-Fi drops: cut, every connection through it is dropped and new ones are
@@ -21,7 +27,7 @@ export async function tcpProxy(
     requestDelayMs = 0,
     tls: certificate,
     onClientData,
-  }: { replyDelayMs?: number; requestDelayMs?: number; tls?: { key: string; cert: string }; onClientData?: (chunk: Buffer) => void } = {},
+  }: ProxyDelays & { tls?: { key: string; cert: string }; onClientData?: (chunk: Buffer) => void } = {},
 ) {
   const { protocol, hostname, port } = new URL(target);
   const open = new Set<net.Socket>();

@@ -8,7 +8,6 @@ import { linkToken, startSmtpServer, type TestSmtpServer } from '../helpers/mail
 import { banThroughModeration, makeModerator } from '../helpers/safety';
 import { startTwoInstances, type TestServer, type TwoInstances } from '../helpers/server';
 import { hasPostgres, hasRedis, REDIS_URL } from '../helpers/services';
-import { tcpProxy } from '../helpers/tcp-proxy';
 import { connect, record, socketsClosedAfterEach, waitFor, waitForDisconnect } from '../helpers/socket';
 import { match } from './fixtures';
 
@@ -222,20 +221,17 @@ describe.skipIf(!ready)('account revocations across two instances over Redis', (
  * the answer takes to come back and a request to reach it.
  */
 describe.skipIf(!ready)('revocations answered on one instance, with the other hearing Redis late', () => {
-  let slowLink: Awaited<ReturnType<typeof tcpProxy>>;
   let cluster: TwoInstances;
   let one: TestServer;
   let two: TestServer;
   const sockets = socketsClosedAfterEach();
 
   beforeAll(async () => {
-    slowLink = await tcpProxy(REDIS_URL, { replyDelayMs: 150 });
-    cluster = await startTwoInstances({ redisUrl: REDIS_URL, redisUrlOfTwo: slowLink.url });
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL, slowLinkOfTwo: { replyDelayMs: 150 } });
     ({ one, two } = cluster);
   });
   afterAll(async () => {
     await cluster?.close();
-    await slowLink?.close();
   });
 
   /** Whether instance two still holds a socket of this user (its own view, with no client in between). */

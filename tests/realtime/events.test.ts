@@ -16,7 +16,6 @@ import { backends, serverPerSuite, startTwoInstances, type TestServer, type TwoI
 import { freePort } from '../helpers/ports';
 import { hasPostgres, hasRedis, hasRedisServerBinary, ownRedis, REDIS_URL } from '../helpers/services';
 import { type ClientSocket, connect, record, socketsClosedAfterEach, waitFor, waitUntil } from '../helpers/socket';
-import { tcpProxy } from '../helpers/tcp-proxy';
 
 /** Every `event:count` and `deck:refresh` a socket receives, with when it arrived. */
 function timeline(socket: ClientSocket) {
@@ -758,17 +757,14 @@ describe.skipIf(!clusterReady)('event rooms across two instances over Redis', ()
 });
 
 describe.skipIf(!clusterReady)('a check-in on one instance, for a phone on another that hears Redis late', () => {
-  let slowLink: Awaited<ReturnType<typeof tcpProxy>>;
   let cluster: TwoInstances;
   const sockets = socketsClosedAfterEach();
   beforeAll(async () => {
     // Instance two hears Redis 150 ms late: a move told to it reaches it well after the check-in that made it committed.
-    slowLink = await tcpProxy(REDIS_URL, { replyDelayMs: 150 });
-    cluster = await startTwoInstances({ redisUrl: REDIS_URL, redisUrlOfTwo: slowLink.url, config: intervals });
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL, slowLinkOfTwo: { replyDelayMs: 150 }, config: intervals });
   });
   afterAll(async () => {
     await cluster?.close();
-    await slowLink?.close();
   });
 
   it('is answered once her phone there is in the room, and the organizer\'s change right after reaches it', async () => {
@@ -788,18 +784,15 @@ describe.skipIf(!clusterReady)('a check-in on one instance, for a phone on anoth
 });
 
 describe.skipIf(!clusterReady)('a phone connecting to an instance whose subscriptions reach Redis late', () => {
-  let slowLink: Awaited<ReturnType<typeof tcpProxy>>;
   let cluster: TwoInstances;
   const sockets = socketsClosedAfterEach();
   beforeAll(async () => {
     // What instance two asks of Redis reaches it 400 ms late: its subscription to a room takes effect
     // well after it asked, and what the other instance publishes to the room before then passes it by.
-    slowLink = await tcpProxy(REDIS_URL, { requestDelayMs: 400 });
-    cluster = await startTwoInstances({ redisUrl: REDIS_URL, redisUrlOfTwo: slowLink.url, config: intervals });
+    cluster = await startTwoInstances({ redisUrl: REDIS_URL, slowLinkOfTwo: { requestDelayMs: 400 }, config: intervals });
   }, 30_000);
   afterAll(async () => {
     await cluster?.close();
-    await slowLink?.close();
   });
 
   it('is told it is connected once it hears its event\'s room, so the organizer\'s change right after reaches it', async () => {
