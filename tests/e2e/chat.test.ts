@@ -560,6 +560,31 @@ describe.skipIf(!ready)('chat in the browser (Chromium, 390×844, English)', { t
     expect(await composer.inputValue()).toBe('');
   });
 
+  it('keeps what one tab typed through its reload, though her other tab sent a draft of the same chat meanwhile', async () => {
+    await page.goto(`${app.server.url}/app/chat/${conversationId}`);
+    const composer = page.getByPlaceholder(en['chat.placeholder']);
+    const kept = () => page.evaluate((key) => localStorage.getItem(key) ?? '', `chat_drafts:${ana.id}`);
+    await composer.fill('typed in this tab');
+    await expect.poll(kept).toContain('typed in this tab');
+    const other = await page.context().newPage();
+    try {
+      await other.goto(`${app.server.url}/app/chat/${conversationId}`);
+      await other.getByPlaceholder(en['chat.placeholder']).fill('sent from the other tab');
+      await other.getByRole('button', { name: en['chat.send'], exact: true }).click();
+      await page.locator('.message-own', { hasText: 'sent from the other tab' }).waitFor();
+      // The other tab wrote its sent draft away, and with it what this one keeps for the chat.
+      await expect.poll(kept).not.toContain('typed in this tab');
+      expect(await composer.inputValue()).toBe('typed in this tab');
+      await page.reload();
+      await page.locator('.message-own', { hasText: 'sent from the other tab' }).waitFor();
+      expect(await composer.inputValue()).toBe('typed in this tab');
+      await composer.fill('');
+      await expect.poll(kept).not.toContain('typed in this tab');
+    } finally {
+      await other.close();
+    }
+  });
+
   it('writes several lines on a phone: Return breaks the line, the composer grows up to six, Send sends them', async () => {
     const composer = page.getByPlaceholder(en['chat.placeholder']);
     const height = () => composer.evaluate((element) => element.getBoundingClientRect().height);

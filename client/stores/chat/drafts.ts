@@ -33,7 +33,7 @@ function readDrafts(userId: number): Array<[number, string]> {
 }
 /**
  * The user whose drafts this tab restored, and the conversations whose draft it changed since it last
- * wrote (last edited last): only those are written, over what is kept.
+ * wrote, or typed and has not sent (last edited last): only those are written, over what is kept.
  */
 let draftsFor: number | null = null;
 let touched: number[] = [];
@@ -48,7 +48,9 @@ function writeDrafts({ drafts }: ChatState) {
     kept = kept.filter(([other]) => other !== id);
     if (drafts[id]) kept.push([id, drafts[id]]);
   }
-  touched = [];
+  // Those still typed here stay this tab's, written again at each write: another tab that sent its
+  // draft of the same chat removed them from what is kept.
+  touched = touched.filter((id) => drafts[id]);
   // Private mode or a full storage: the drafts stay in this tab only.
   writeJson(draftsKey(me), kept.length ? kept.slice(-DRAFTS_KEPT) : null);
 }
@@ -67,7 +69,7 @@ export function restoreDrafts(chat: StoreApi<ChatState>, userId: number) {
 }
 /**
  * The drafts on the device follow the store's, once it is made (`index.ts`): written once typing
- * pauses, at once when one was sent or is gone, or when the page is put away.
+ * pauses, at once when one was sent or is gone, and again when the page is put away.
  */
 export function keepDraftsOnDevice(chat: StoreApi<ChatState>) {
   const write = () => writeDrafts(chat.getState());
@@ -83,12 +85,8 @@ export function keepDraftsOnDevice(chat: StoreApi<ChatState>) {
     clearTimeout(draftWrite);
     draftWrite = gone ? void write() : setTimeout(write, DRAFT_WRITE_MS);
   });
-  window.addEventListener('pagehide', () => {
-    if (draftWrite !== undefined) write();
-  });
-  document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'hidden' && draftWrite !== undefined) write();
-  });
+  window.addEventListener('pagehide', write);
+  document.addEventListener('visibilitychange', () => document.hidden && write());
 }
 /** Signed out: no draft is written for that user any more. */
 export function stopKeepingDrafts() {
