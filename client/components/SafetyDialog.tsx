@@ -41,9 +41,9 @@ interface Failure {
   /** Out of reports for today. */
   throttled?: boolean;
 }
-/** Decided by kind and status, never by the server's words: 429 on a report has its own line. */
-function failure(error: unknown, t: Translate): Failure {
-  if (error instanceof Throttled) return { form: t('safety.report.throttled'), details: null, throttled: true };
+/** Decided by kind and status, never by the server's words: 429 on a report has its own line (a block's says its wait). */
+function failure(error: unknown, t: Translate, report: boolean): Failure {
+  if (error instanceof Throttled && report) return { form: t('safety.report.throttled'), details: null, throttled: true };
   if (error instanceof ValidationError && error.fields.details?.[0]) return { form: null, details: error.fields.details[0] };
   return { form: errorMessage(error, t), details: null };
 }
@@ -82,7 +82,7 @@ export function SafetyDialog({ action, person, conversationId, chatEnded = false
       else toast.success(ti(blocked && done === 'report' ? 'safety.report.sent' : DONE[done], { name: person.name }));
       onDone();
     } catch (caught) {
-      setError({ ...error, ...failure(caught, t) });
+      setError({ ...error, ...failure(caught, t, done === 'report') });
       setBusy(false);
     }
   }

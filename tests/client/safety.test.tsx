@@ -49,7 +49,7 @@ const woman: Partial<ProfileInput> = { gender: 'female', genders_to_match: ['mal
 const man: Partial<ProfileInput> = { gender: 'male', genders_to_match: ['female'] };
 
 // Two reports a day here, so that the third shows the 429 copy.
-const server = serverPerSuite({ config: { limits: { report: { max: 2, windowMs: 86_400_000 } } } });
+const server = serverPerSuite({ config: { limits: { report: { max: 2, windowMs: 86_400_000 }, block: { max: 3, windowMs: 3_600_000 } } } });
 let moderator: TestUser;
 const api = () => client(server.url);
 
@@ -302,6 +302,19 @@ describe('Report', () => {
     fireEvent.click(screen.getByRole('button', { name: es['safety.report.blockInstead'].replace('{name}', 'Carl') }));
     await waitFor(() => expect(onDone).toHaveBeenCalledOnce());
     expect(await blocked()).toContain(others[2]!.id);
+  });
+
+  it('says a block past its limit with the wait, not the reports’ words', async () => {
+    const { me } = await matchedPair();
+    const others = await Promise.all([1, 2, 3, 4].map(() => makeCompletedUser(server, man)));
+    for (const other of others.slice(0, 3)) {
+      expect((await api().post(`/api/users/${other.id}/block/`, { token: me.token })).status).toBe(204);
+    }
+    const { onDone } = renderDialog('block', { id: others[3]!.id, name: 'Dan' });
+    fireEvent.click(screen.getByRole('button', { name: en['safety.block.confirm'] }));
+    // The hour's window, all of it still to wait.
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe(format(en['error.throttledForMinutes'], { minutes: 60 })));
+    expect(onDone).not.toHaveBeenCalled();
   });
 
   it('keeps Cancel in view with the focused button when the limit line pushes them down the sheet', async () => {
