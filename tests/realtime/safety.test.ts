@@ -116,6 +116,38 @@ describe.skipIf(!ready)('safety live, on two instances', () => {
     },
   );
 
+  it.each(['a ban', 'a deletion'])('tells no one hidden from the person that they are gone after %s', async (name) => {
+    // Gone liked each of them (a match), then: Blocker blocked Gone, Gone blocked Pest, Ex unmatched
+    // Gone. None of them may see Gone any more: none is to learn that Gone has since left, or was banned.
+    const gone = await makeCompletedUser(one, { name: 'Gone' });
+    const [blocker, pest, ex] = await Promise.all([
+      makeCompletedUser(one, { name: 'Blocker' }, { firstName: 'Blocker' }),
+      makeCompletedUser(one, { name: 'Pest' }, { firstName: 'Pest' }),
+      makeCompletedUser(one, { name: 'Ex' }, { firstName: 'Ex' }),
+    ]);
+    const api = client(one.url);
+    const [, , exConversation] = await Promise.all([match(one, gone, blocker), match(one, gone, pest), match(one, gone, ex)]);
+    expect((await api.post(`/api/users/${gone.id}/block/`, { token: blocker.token })).status).toBe(204);
+    expect((await api.post(`/api/users/${pest.id}/block/`, { token: gone.token })).status).toBe(204);
+    expect((await api.delete(`/api/conversations/${exConversation}/`, { token: ex.token })).status).toBe(204);
+    const hidden: TestUser[] = [blocker, pest, ex];
+    const hiddenSockets = await Promise.all(hidden.map((person) => connectTo(two, person.token)));
+    const heard = hiddenSockets.map((socket) => record(socket));
+
+    if (name === 'a ban') await banThroughModeration(one, moderator, gone);
+    else expect((await client(two.url).delete('/api/users/me/', { token: gone.token, json: { password: gone.password } })).status).toBe(204);
+    // A last event that does reach each of them, sent after all of the above: they heard nothing of Gone.
+    const marker = await makeCompletedUser(one, { name: 'Marker' });
+    for (const [index, person] of hidden.entries()) {
+      const markerHeard = waitFor(hiddenSockets[index]!, 'match:new', (payload) => payload.user.id === marker.id);
+      await match(one, marker, person);
+      await markerHeard;
+    }
+    for (const [index, person] of hidden.entries()) {
+      expect(heard[index]!.filter(({ event }) => event === 'person:gone'), person.firstName).toEqual([]);
+    }
+  });
+
   it('answers every socket event about a hidden partner as about no conversation at all, and tells nobody', async () => {
     const relations = ['stranger', 'blocked by me', 'blocked by them', 'unmatched by me', 'unmatched by them', 'banned', 'participant'] as const;
     for (const relation of relations) {

@@ -22,7 +22,7 @@ import { fitTermsOf, mutualFit, viewerFitOf } from '../deck/queries';
 import { addToTallies, startedIn } from '../events/tallies';
 import { lockPair } from '../matching/locks';
 import { type MediaStore, newMediaKey } from '../media/store';
-import { conversationColumns, openConversationOf, visibleTo } from './visibility';
+import { conversationColumns, openConversationOf, visibleAmong, visibleTo } from './visibility';
 
 export const CANNOT_BLOCK_SELF = serverText('cannot_block_self');
 export const CANNOT_REPORT_SELF = serverText('cannot_report_self');
@@ -75,21 +75,26 @@ export const GONE_TOLD_ACTIVE_WITHIN_MS = 24 * 60 * 60 * 1000;
  * you" holds them, every recently active person they mutually fit and whom they have not been
  * answered by (a skip is no answer), whose deck may hold their card, and whoever passed on them within
  * the undo window, whose undo offer names them. Each is told `person:gone`, as
- * after a block, so that no one learns which of the two it was, nor whether they were liked.
+ * after a block, so that no one learns which of the two it was, nor whether they were liked. Never
+ * anyone the visibility rule already hides from them (a block either way, an unmatch): no phone of
+ * theirs shows the person, and the news would tell them that the person has left or was banned.
  */
 export async function whoMayShow(tx: DbOrTx, userId: number): Promise<number[]> {
   const rows = rowsOf<{ id: number }>(
     await tx.execute(sql`
-      select p.user_id as id from ${profiles} p cross join (${viewerFitOf(userId)}) fit
-      where p.is_completed and ${mutualFit(fitTermsOf('fit'))}
-        and p.last_active_at > now() - ${GONE_TOLD_ACTIVE_WITHIN_MS}::bigint * interval '1 millisecond'
-        and p.user_id not in (select from_user_id from ${reactions} where to_user_id = ${userId} and kind <> 'skip')
-      union
-      select to_user_id as id from ${reactions} where from_user_id = ${userId} and kind = 'like'
-      union
-      select from_user_id as id from ${reactions}
-      where to_user_id = ${userId} and kind <> 'like'
-        and updated_at > now() - ${UNDO_WINDOW_MS}::bigint * interval '1 millisecond'`),
+      select shown.id from (
+        select p.user_id as id from ${profiles} p cross join (${viewerFitOf(userId)}) fit
+        where p.is_completed and ${mutualFit(fitTermsOf('fit'))}
+          and p.last_active_at > now() - ${GONE_TOLD_ACTIVE_WITHIN_MS}::bigint * interval '1 millisecond'
+          and p.user_id not in (select from_user_id from ${reactions} where to_user_id = ${userId} and kind <> 'skip')
+        union
+        select to_user_id as id from ${reactions} where from_user_id = ${userId} and kind = 'like'
+        union
+        select from_user_id as id from ${reactions}
+        where to_user_id = ${userId} and kind <> 'like'
+          and updated_at > now() - ${UNDO_WINDOW_MS}::bigint * interval '1 millisecond'
+      ) shown
+      where ${visibleAmong(userId, sql`shown.id`)}`),
   );
   return rows.map((row) => Number(row.id));
 }
