@@ -98,6 +98,42 @@ export function createPresenceRoll(options: PresenceRollOptions) {
     joined(userId: number) {
       void command('SADD', () => client.sAdd(usersOf(id), String(userId))).catch(() => {});
     },
+    /**
+     * A user's last socket here closed: off the roll at once, not at the next beat, so that another
+     * instance reading the roll (`elsewhere`) does not find them here after their "offline" went out.
+     */
+    left(userId: number) {
+      void command('SREM', () => client.sRem(usersOf(id), String(userId))).catch(() => {});
+    },
+    /**
+     * Which of these users the other instances hold a socket of, by the roll: what each alive instance
+     * wrote at its last beat, and its joins and leaves since. For when the cluster does not answer in
+     * time (an instance stalled, or slow to answer through Redis) while Redis does: a stalled instance
+     * keeps its users here until it is taken off the roll (and they are said offline), a lapsed one
+     * awaiting the sweep counts for nothing. Rejects when Redis does not answer. This instance is left
+     * out: its caller knows its own sockets better than its last beat does.
+     */
+    async elsewhere(userIds: number[]): Promise<Set<number>> {
+      const found = new Set<number>();
+      if (userIds.length === 0) return found;
+      const members = userIds.map(String);
+      const others = (await command('SMEMBERS', () => client.sMembers(roll))).filter((instance) => instance !== id);
+      // Two commands per instance, one key each (Redis Cluster holds them anywhere), all at once: one
+      // round trip more, and only users asked about come back, not each instance's whole party.
+      await Promise.all(
+        others.map(async (other) => {
+          const [alive, holds] = await Promise.all([
+            command('EXISTS', () => client.exists(aliveOf(other))),
+            command('SMISMEMBER', () => client.smIsMember(usersOf(other), members)),
+          ]);
+          if (alive !== 1) return;
+          holds.forEach((held, index) => {
+            if (held === 1) found.add(userIds[index]!);
+          });
+        }),
+      );
+      return found;
+    },
     /** Off the roll, as a clean stop's disconnects have said its users offline already. */
     async close() {
       clearInterval(timer);

@@ -51,9 +51,23 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
       return await connectedInCluster(userIds);
     } catch (error) {
       const online = new Set<number>();
-      // Redis away or an instance slow to answer: this instance's own view is the best there is.
-      app.log.warn({ err: error }, 'presence: cluster lookup failed, using local sockets only');
       for (const id of userIds) if (localSockets.has(id)) online.add(id);
+      // An instance slow to answer while Redis answers: the roll says whom the other instances hold (the
+      // stalled one's users too, while it is on the roll), where this instance's own view alone would
+      // list every match on the others offline, and the app takes the list as it is told. A user who has
+      // just left another instance may be read there still (taken off at once, or at its next beat if
+      // that failed); while the cluster does not answer, that instance holds their "offline" back too,
+      // and says it once it can, after this answer.
+      let byRoll = false;
+      if (roll) {
+        try {
+          for (const id of await roll.elsewhere(userIds.filter((userId) => !online.has(userId)))) online.add(id);
+          byRoll = true;
+        } catch {
+          // Redis itself away: this instance's own view is the best there is.
+        }
+      }
+      app.log.warn({ err: error }, `presence: cluster lookup failed, using local sockets${byRoll ? ' and the presence roll' : ' only'}`);
       return online;
     }
   }
@@ -131,6 +145,7 @@ export function createPresence(app: FastifyInstance, io: RealtimeServer) {
         return;
       }
       localSockets.delete(userId);
+      roll?.left(userId);
       await inTurn(userId, () => sayOfflineUnlessConnected(userId, false));
     },
 

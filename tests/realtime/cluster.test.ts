@@ -379,6 +379,25 @@ describe.skipIf(!ready)('presence while the instance holding a user\'s other soc
     });
   }
 
+  it('lists a match online on an instance that does not answer in time, by the presence roll', async () => {
+    const { one, two } = cluster;
+    const { a, b } = await makePair(one);
+    const bSocket = await sockets.connect(one.url, b.token);
+    const online = waitFor(bSocket, 'presence', (p) => p.user_id === a.id && p.online);
+    // Ana's only socket is on instance two: on its roll entry before her "online" went out (one connection, in order).
+    await sockets.connect(two.url, a.token);
+    await online;
+
+    // Instance two hears nothing, so it cannot answer instance one's question, which times out; Redis
+    // itself answers, and instance two is alive on the roll.
+    const resume = twoLink.pauseReplies();
+    try {
+      expect(await bSocket.emitWithAck('presence:list', {})).toEqual({ ok: true, online: [a.id] });
+    } finally {
+      resume();
+    }
+  });
+
   it('keeps a user online, and looks again, when the cluster does not say in time where their other socket is', async () => {
     const { one, two } = cluster;
     const { a, b } = await makePair(one);

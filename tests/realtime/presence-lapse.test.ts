@@ -111,4 +111,58 @@ describe.skipIf(!(await hasRedis()))('the presence roll', () => {
       redis.close();
     }
   });
+
+  it('tells which users the other instances alive on the roll hold, for when the cluster does not answer', async () => {
+    const prefix = `test-roll-${randomBytes(6).toString('hex')}`;
+    const redis = await openRedis({ url: REDIS_URL, prefix, log: silent });
+    const other = createClient({ url: REDIS_URL });
+    await other.connect();
+    const roll = `${prefix}:presence:instances`;
+    const usersOf = (instance: string) => `${prefix}:presence:${instance}:users`;
+    try {
+      // Alive, with Ana and Ben; lapsed, being said offline (off the roll) with Cleo; off the roll yet
+      // alive, with Dan.
+      await other.sAdd(roll, ['alive', 'gone']);
+      await other.set(`${prefix}:presence:alive:alive`, '1', { PX: 60_000 });
+      await other.sAdd(usersOf('alive'), ['1', '2']);
+      await other.sAdd(usersOf('gone'), '3');
+      await other.set(`${prefix}:presence:off:alive`, '1', { PX: 60_000 });
+      await other.sAdd(usersOf('off'), '4');
+      let saying!: () => void;
+      const slow = new Promise<void>((resolve) => (saying = resolve));
+      let entered!: () => void;
+      const sayingOffline = new Promise<void>((resolve) => (entered = resolve));
+      const presenceRoll = createPresenceRoll({
+        redis,
+        log: silent,
+        beatMs: 60_000,
+        // Eve, on this instance.
+        localUsers: () => [5],
+        lapsed: () => {
+          entered();
+          return slow;
+        },
+        restored: async () => {},
+      });
+      await sayingOffline;
+      // Lapsed since the sweep under way began, so still on the roll: Finn.
+      await other.sAdd(roll, 'late');
+      await other.sAdd(usersOf('late'), '6');
+
+      expect([...(await presenceRoll.elsewhere([1, 2, 3, 4, 5, 6, 7]))].toSorted()).toEqual([1, 2]);
+      expect(await presenceRoll.elsewhere([])).toEqual(new Set());
+      // Eve's last socket here closes: off this instance's entry at once, not at the next beat.
+      const [own] = (await other.sMembers(roll)).filter((instance) => !['alive', 'late'].includes(instance));
+      expect(await other.sMembers(usersOf(own!))).toEqual(['5']);
+      presenceRoll.left(5);
+      await presenceRoll.elsewhere([5]);
+      expect(await other.sMembers(usersOf(own!))).toEqual([]);
+      saying();
+      await presenceRoll.close();
+    } finally {
+      await other.del([roll, ...['alive', 'gone', 'off', 'late'].flatMap((instance) => [usersOf(instance), `${prefix}:presence:${instance}:alive`])]);
+      other.destroy();
+      redis.close();
+    }
+  });
 });
