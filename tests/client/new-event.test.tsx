@@ -192,6 +192,17 @@ describe('the times of a party past midnight', () => {
     expect(api.createEvent.mock.calls[0]![0]).toMatchObject({ starts_at: moment('2030-06-14T23:00'), ends_at: moment('2030-06-15T23:00') });
   });
 
+  it('says the next day as soon as the end is picked, not once the field lets go: the button it pushes down would miss the tap', async () => {
+    const { starts, ends } = await renderForm();
+    fireEvent.change(starts, { target: { value: '2030-06-14T23:00' } });
+    fireEvent.change(ends, { target: { value: '2030-06-14T04:00' } });
+    expect(screen.getByText(enEvents['events.new.endsNextDay'])).toBeTruthy();
+    // Letting go only writes the date the field already said: nothing comes or goes around the button.
+    fireEvent.blur(ends);
+    expect(ends.value).toBe('2030-06-15T04:00');
+    expect(screen.getAllByText(enEvents['events.new.endsNextDay'])).toHaveLength(1);
+  });
+
   it('moves the end with the start, keeping the length', async () => {
     const { starts, ends } = await renderForm();
     fireEvent.change(starts, { target: { value: '2030-06-14T21:00' } });

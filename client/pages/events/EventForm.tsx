@@ -237,7 +237,8 @@ export function EventForm({ initial, draft, fromNow = false, startLocked = false
             aria-invalid={Boolean(errors.ends_at)}
             aria-describedby="ends-help ends-error"
           />
-          {endsNextDay(times.starts_at, times.ends_at) && (
+          {/* Said as it is picked: said only as the field lets go, it would push the button from under that tap. */}
+          {endsNextDay(times.starts_at, overnight(times.starts_at, times.ends_at)) && (
             <small id="ends-help" className="help">
               {t('events.new.endsNextDay')}
             </small>
