@@ -273,6 +273,10 @@ export const SERVER_MESSAGES = {
     en: 'Check-in has opened: the start can be at most {minutes} minutes from now.',
     es: 'La entrada ya está abierta: el inicio puede ser como mucho dentro de {minutes} minutos.',
   },
+  event_end_not_open: {
+    en: 'Check-in has not opened yet: delete the event instead.',
+    es: 'La entrada aún no ha abierto: elimina el evento en su lugar.',
+  },
   event_already_started: {
     en: 'An event that has started cannot be deleted. End it instead.',
     es: 'Un evento que ya ha empezado no se puede eliminar. Termínalo en su lugar.',

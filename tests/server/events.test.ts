@@ -491,6 +491,11 @@ describe.each(backends)('events on %s', (backend) => {
       await checkIn(server, guest, upcoming.code);
       expect((await api().post(`/api/events/${upcoming.id}/end/`, { token: organizer.token })).body.status).toBe('after');
       const later = await makeEvent(server, organizer, { starts_at: new Date(Date.now() + 5 * HOUR).toISOString(), ends_at: new Date(Date.now() + 6 * HOUR).toISOString() });
+      // Not open yet: nothing to end (it would become a night that never was, and past deleting).
+      const early = await api().post(`/api/events/${later.id}/end/`, { token: organizer.token });
+      expect(early.status).toBe(409);
+      expect(early.body.code).toBe('not_open');
+      expect((await api().get(`/api/events/${later.code}/`)).body).toMatchObject({ status: 'upcoming', starts_at: later.starts_at, ends_at: later.ends_at });
       expect((await api().delete(`/api/events/${later.id}/`, { token: organizer.token })).status).toBe(204);
       expect((await api().get(`/api/events/${later.code}/`)).status).toBe(404);
     });
@@ -1334,7 +1339,8 @@ describe.skipIf(!(await hasPostgres()))('a check-in or a match racing the event\
 
   it('answers 404 to an end racing the event\'s deletion from another of the organizer\'s screens', async () => {
     const organizer = await makeUser(races.server);
-    const event = await makeEvent(races.server, organizer, { starts_at: new Date(Date.now() + 5 * HOUR).toISOString(), ends_at: new Date(Date.now() + 6 * HOUR).toISOString() });
+    // Open, not started: the one kind of event that can be both ended and deleted.
+    const event = await makeEvent(races.server, organizer, { starts_at: new Date(Date.now() + 30 * MINUTE).toISOString(), ends_at: new Date(Date.now() + 6 * HOUR).toISOString() });
     const reply = await duringDeletion(event.id, () => client(races.server.url).post(`/api/events/${event.id}/end/`, { token: organizer.token }));
     expect([reply.status, reply.body]).toEqual([404, { detail: 'Not found.' }]);
   });

@@ -489,10 +489,13 @@ export async function endEvent(db: Db, event: EventRecord): Promise<{ event: Eve
   const endedNow = rowsOf(
     await db.execute(sql`
       update ${events} set ends_at = now(), starts_at = least(starts_at, now() - interval '1 second')
-      where id = ${event.id} and ends_at > now() returning id`),
+      where id = ${event.id} and ends_at > now()
+        and starts_at - ${sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`)} <= now() returning id`),
   );
   const ended = await findEventById(db, event.id);
   if (!ended) throw new NotFound();
+  // Not opened yet: ended, it would be a night that never was, past deleting; deleted, it is gone.
+  if (endedNow.length === 0 && ended.endsAt.getTime() > Date.now()) throw eventError(409, 'not_open', serverText('event_end_not_open'));
   return { event: ended, changed: endedNow.length > 0 };
 }
 
