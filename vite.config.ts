@@ -356,12 +356,12 @@ function reactDomWithoutHydration(): Plugin {
 /**
  * react-dom's reconciler reads and writes the fields of its own objects by name at every step: a
  * fiber's `memoizedState` alone ~270 times, its `stateNode`, `alternate`, `sibling`, `updateQueue` and
- * the rest, and the root's lanes, its update queues' and its boundaries' fields, ~1,200 in all. They are
+ * the rest, the root's lanes, and its hooks', update queues' and boundaries' fields, ~1,300 in all. They are
  * react-dom's alone: no other module of the build names one (React's, the scheduler's, the other
  * react-dom module's, the libraries' and ours; the build stops if a client module does), the
  * reconciler never reaches one through a string, a spread or a key it computes, and none is the name
  * of a DOM property or of an option handed in. The build gives them short names in that module (the
- * minifier picks names no other property there has), ~0.9 KB (gzip) less for the landing page and the
+ * minifier picks names no other property there has), ~1.1 KB (gzip) less for the landing page and the
  * app alike; only React's developer tools, which read a fiber from outside, no longer find them in the
  * built app. Names other objects share stay as they are (`return`, `child`, `tag`, `flags`, `lanes`,
  * `current`, `next`; `containerInfo`, which a portal made by the other module carries too). The build
@@ -374,7 +374,10 @@ const fiberFields = [
   // The root's, an update queue's, an effect list's and a boundary's.
   'pendingLanes', 'suspendedLanes', 'pingedLanes', 'warmLanes', 'entangledLanes', 'entanglements', 'callbackNode', 'callbackPriority',
   'cancelPendingCommit', 'timeoutHandle', 'pooledCache', 'isDehydrated', 'baseState', 'firstBaseUpdate', 'lastBaseUpdate', 'lastEffect',
-  'retryLane', 'dehydrated', 'cachePool', 'tailMode', '_visibility',
+  'retryLane', 'dehydrated', 'cachePool', 'tailMode', '_visibility', 'hiddenUpdates', 'expirationTimes', 'pingCache', 'shellSuspendCounter',
+  'pendingContext', 'pooledCacheLanes', 'retryQueue', 'baseLanes', 'treeContext', 'renderingStartTime', 'isBackwards',
+  // A hook's queue and its updates', and a fiber's context list's.
+  'baseQueue', 'lastRenderedState', 'lastRenderedReducer', 'hasEagerState', 'eagerState', 'revertLane', 'memoCache', 'firstContext',
 ];
 function reactDomShortFiberFields(): Plugin {
   const named = new RegExp(`\\b(${fiberFields.join('|')})\\b`);
