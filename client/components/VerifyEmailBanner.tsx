@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import { ApiError } from '../lib/api';
 import { accountApi } from '../lib/api-account';
-import { errorMessage, useFieldErrors } from '../lib/errors';
+import { errorLine, useFieldErrors } from '../lib/errors';
 import { useT } from '../lib/i18n';
 import { keptUser, useSession } from '../stores/session';
 
@@ -70,7 +70,7 @@ export function VerifyEmailBanner() {
       setState({ kind: 'sent' });
     } catch (error) {
       setState({ kind: 'failed' });
-      setFailed({ non_field_errors: [errorMessage(error, t)] });
+      setFailed(errorLine(error, t));
       // Verified already (the link opened on another device, its news missed by this one): the account
       // is read again, and the banner goes with it.
       if (error instanceof ApiError && error.status === 409) void useSession.getState().loadUser();

@@ -45,10 +45,14 @@ export function errorMessage(error: unknown, t: Translate): string {
   return t('error.generic');
 }
 
+/** Any failure as one form-wide line: for a form with no fields of its own to point at. */
+export function errorLine(error: unknown, t: Translate): FieldErrors {
+  return { non_field_errors: [errorMessage(error, t)] };
+}
+
 /** The field map of a 400, or a form-wide line for anything else. */
 export function formErrors(error: unknown, t: Translate): FieldErrors {
-  if (error instanceof ValidationError) return error.fields;
-  return { non_field_errors: [errorMessage(error, t)] };
+  return error instanceof ValidationError ? error.fields : errorLine(error, t);
 }
 
 const NO_ERRORS: FieldErrors = Object.freeze({}) as FieldErrors;
@@ -63,12 +67,6 @@ interface Said {
 }
 
 /**
- * A form's errors per field, as `useState` holds them, with the language they were said in. A switch
- * of language says them again in the new one (`translate-errors.ts`); until that is fetched, or if it
- * cannot be, none show rather than lines of the other language. A form that moves the focus to its
- * first error does it after a submit, not when its errors are said again.
- */
-/**
  * For `useFieldErrors`' setter: what was said of `field` goes, the others' stays (the field changed
  * since, and it no longer holds).
  */
@@ -77,6 +75,12 @@ export const withoutError =
   ({ [field]: _, ...others }: FieldErrors): FieldErrors =>
     others;
 
+/**
+ * A form's errors per field, as `useState` holds them, with the language they were said in. A switch
+ * of language says them again in the new one (`translate-errors.ts`); until that is fetched, or if it
+ * cannot be, none show rather than lines of the other language. A form that moves the focus to its
+ * first error does it after a submit, not when its errors are said again.
+ */
 export function useFieldErrors() {
   const language = useLanguage((state) => state.language);
   const [said, setSaid] = useState<Said>({ language, errors: NO_ERRORS });

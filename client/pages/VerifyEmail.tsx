@@ -4,7 +4,7 @@ import '../account.css';
 import { accountMessages } from '../lib/messages-account';
 import { AuthLayout, serverLines } from '../components/AuthLayout';
 import { refusedByServer, Throttled } from '../lib/api';
-import { errorMessage, useFieldErrors } from '../lib/errors';
+import { errorLine, errorMessage, useFieldErrors } from '../lib/errors';
 import { accountApi } from '../lib/api-account';
 import { useMessages, useT } from '../lib/i18n';
 import { useSession } from '../stores/session';
@@ -145,7 +145,7 @@ export function VerifyEmail() {
                   setResend('sent');
                 },
                 (error: unknown) => {
-                  setFailed({ non_field_errors: [errorMessage(error, t)] });
+                  setFailed(errorLine(error, t));
                   // Verified meanwhile (on another device): the page says so once the user is read again.
                   void loadUser();
                 },

@@ -8,7 +8,7 @@ import { FormField, serverLines } from '../../components/AuthLayout';
 import { ConfirmSheet, useSheetAction } from '../../components/Sheet';
 import { Waiting } from '../../components/Waiting';
 import { accountApi } from '../../lib/api-account';
-import { errorMessage, useFieldErrors } from '../../lib/errors';
+import { errorLine, useFieldErrors } from '../../lib/errors';
 import { changePassword } from '../../lib/password-change';
 import { settingsMessages } from '../../lib/messages-settings';
 import { readStorage, THEME_KEY } from '../../lib/storage';
@@ -130,7 +130,7 @@ function EmailRow({ user }: { user: CurrentUser }) {
       setResend('sent');
     } catch (error) {
       setResend(undefined);
-      setFailed({ non_field_errors: [errorMessage(error, t)] });
+      setFailed(errorLine(error, t));
     }
   }
 
@@ -272,7 +272,7 @@ function ExportData() {
       // After the browser has taken the file.
       setTimeout(() => URL.revokeObjectURL(url), 60_000);
     } catch (error) {
-      setProblem({ non_field_errors: [errorMessage(error, t)] });
+      setProblem(errorLine(error, t));
     } finally {
       setBusy(false);
     }
