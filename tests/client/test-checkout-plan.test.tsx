@@ -117,6 +117,28 @@ describe('the local test checkout’s plan', () => {
 });
 
 describe('a test checkout finished elsewhere', () => {
+  it('promises no charge once it is no longer open: opened again by Back after a cancel or a payment', async () => {
+    for (const status of ['canceled', 'complete'] as const) {
+      const checkout: Checkout = { id: SESSION, lookup_key: LOOKUP_KEYS.monthly, status, email: user.email, trial_days: 30 };
+      vi.stubGlobal(
+        'fetch',
+        vi.fn((path: string) => {
+          if (path === '/api/config/') return Promise.resolve(Response.json({ google_client_id: null, payments: 'test', lookup_keys: LOOKUP_KEYS }));
+          if (path === `/api/payments/test-checkout/${SESSION}/`) return Promise.resolve(Response.json(checkout));
+          return new Promise<Response>(() => {});
+        }),
+      );
+      renderCheckout();
+      await screen.findByText(en[status === 'canceled' ? 'checkout.canceled' : 'checkout.complete']);
+      const shown = await details();
+      expect(shown[en['subscribe.billing']]).toBe(en['subscribe.monthly']);
+      // A canceled checkout charges nothing; a paid one's plan says its own dates, which a cancellation changes.
+      expect(shown).not.toHaveProperty(en['checkout.charge']);
+      expect(document.body.textContent).not.toContain('then every month');
+      cleanup();
+    }
+  });
+
   it('shows it as it is now, with the way back, when Complete finds it no longer open', async () => {
     const checkout: Checkout = { id: SESSION, lookup_key: LOOKUP_KEYS.monthly, status: 'open', email: user.email, trial_days: 0 };
     const refusal = { detail: 'This checkout was canceled.', code: 'checkout_canceled' };

@@ -51,8 +51,9 @@ export function TestCheckout({ id }: { id: string }) {
   const [checkout, setCheckout] = useState<Checkout | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const { busy, error: finishError, go } = useRedirectCall();
+  const open = checkout?.status === 'open';
   // A checkout no longer open says so itself (below): a refusal to finish it would say it twice.
-  const error = checkout && checkout.status !== 'open' ? null : (finishError ?? loadError);
+  const error = checkout && !open ? null : (finishError ?? loadError);
 
   useEffect(() => {
     // Fetched once per session id: `t` is a new function on every render.
@@ -100,7 +101,8 @@ export function TestCheckout({ id }: { id: string }) {
               <dd>{t('checkout.trialDays', { days: checkout.trial_days })}</dd>
             </>
           )}
-          {period && (
+          {/* Only while it can still be paid: canceled, it charges nothing; paid, the plan's page says its dates. */}
+          {period && open && (
             <>
               <dt>{t('checkout.charge')}</dt>
               {/* The trial, when there is one, starts as the checkout completes: it ends that many days from now. */}
@@ -116,7 +118,7 @@ export function TestCheckout({ id }: { id: string }) {
           {error}
         </p>
       )}
-      {checkout?.status === 'open' ? (
+      {open ? (
         <>
           <p>{t('checkout.text')}</p>
           <BusyButton type="button" className="btn btn-primary btn-block" busy={busy} onClick={() => void finish('complete')}>
