@@ -183,7 +183,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.success.link': 'Volver a la fiesta',
   'subscribe.error.title': 'Error al procesar el pago',
   'subscribe.error.text':
-    'Hubo un problema al procesar tu pago. Inténtalo de nuevo o contacta con soporte para recibir ayuda.',
+    'No sabemos qué fue de este pago. Reintentar muestra tu plan si empezó, o los planes.',
   'subscribe.canceled': 'Pago cancelado: no se ha activado ningún plan ni se ha cobrado nada. Elige uno cuando quieras.',
   'subscribe.incomplete': 'Tu pago no se ha completado: tu banco lo ha rechazado o espera que lo confirmes. No se ha activado ningún plan.',
   'subscribe.ended.title': 'Tu plan no está activo',

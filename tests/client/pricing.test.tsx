@@ -276,5 +276,7 @@ describe('<Subscribe>', () => {
     cleanup();
     renderAt('/app/subscribe/?success=true');
     expect(screen.getByText(en['subscribe.error.text'])).toBeTruthy();
+    // The app has no support desk to contact: the way on is the link under it, which shows the plan, or the plans.
+    for (const messages of [en, es]) expect(messages['subscribe.error.text']).not.toMatch(/support|soporte/i);
   });
 });
