@@ -182,7 +182,7 @@ export const enApp = {
   'subscribe.success.link': 'Back to the party',
   'subscribe.error.title': 'Error Processing Payment',
   'subscribe.error.text':
-    'We could not tell what became of this payment. Retry shows your plan if it started, or the plans.',
+    "We couldn't tell whether this payment went through. Retry shows your plan if it started, or the plans to choose from.",
   'subscribe.canceled': "Checkout canceled: no plan was started and nothing was charged. Choose one whenever you're ready.",
   'subscribe.incomplete': 'Your payment was not completed: your bank declined it or is waiting for you to confirm it. No plan was started.',
   'subscribe.ended.title': 'Your plan is not active',

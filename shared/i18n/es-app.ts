@@ -183,7 +183,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'subscribe.success.link': 'Volver a la fiesta',
   'subscribe.error.title': 'Error al procesar el pago',
   'subscribe.error.text':
-    'No sabemos qué fue de este pago. Reintentar muestra tu plan si empezó, o los planes.',
+    'No hemos podido saber si este pago se completó. Reintentar te muestra tu plan si empezó, o los planes para elegir.',
   'subscribe.canceled': 'Pago cancelado: no se ha activado ningún plan ni se ha cobrado nada. Elige uno cuando quieras.',
   'subscribe.incomplete': 'Tu pago no se ha completado: tu banco lo ha rechazado o espera que lo confirmes. No se ha activado ningún plan.',
   'subscribe.ended.title': 'Tu plan no está activo',
