@@ -34,7 +34,7 @@ describe('the Spanish copy', () => {
   });
 
   it('fits anyone, whoever reads it or is named in it: no masculine-only forms, no «le» for a person', () => {
-    const masculine = /¿Listo|conectado|el uno al otro|\bel organizador|\bel denunciante|\blos invitados|\btus invitados|\bun usuario|\blos demás usuarios|\busuarios activos|\ble has denunciado|\bdenunciarle\b|\bverle\b|\blos dos veis|\bti mismo\b|\btodos los que\b/i;
+    const masculine = /¿Listo|conectado|el uno al otro|\bel organizador|\bel denunciante|\blos invitados|\btus invitados|\bun usuario|\blos demás usuarios|\busuarios activos|\ble has denunciado|\bdenunciarle\b|\bverle\b|\blos dos veis|\bti mismo\b|\btodos los que\b|\banfitri[oó]n/i;
     expect(saying('es', masculine)).toEqual([]);
     expect(es['landing.download.title']).toBe('¿Todo listo para la fiesta?');
     // The sign-out questions' way to stay.
@@ -48,6 +48,8 @@ describe('the Spanish copy', () => {
     expect(es['host.verifyDoor']).toBe('Confirma tu correo para que toda la gente que esté en la wifi del local pueda crear su cuenta a la vez.');
     // An identity, as people name it.
     expect(es['gender.non_binary']).toBe('No binario');
+    // The organizer's screen read «Pantalla del anfitrión», a host taken for a man.
+    expect(es['host.title']).toBe('Panel de organización');
     // Refused on oneself: it read «a ti mismo».
     expect(SERVER_MESSAGES.cannot_block_self.es).toBe('No puedes bloquear tu propia cuenta.');
   });
