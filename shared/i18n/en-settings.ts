@@ -37,7 +37,7 @@ export const enSettings = {
   'settings.plan.open': 'See your plan',
   'settings.ended.text': 'If someone ended a chat with you after something they wrote or did, you can still report them for {days} days.',
   'settings.ended.open': 'See ended chats',
-  'settings.admin.open': 'Open the activity charts',
+  'settings.admin.open': 'See activity charts',
   'settings.delete.title': 'Delete account',
   'settings.delete.text':
     'Your profile, photos, matches and conversations are deleted at once, your subscription is canceled, and your matches no longer see you. This cannot be undone.',

@@ -174,7 +174,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'gender.female': 'Mujer',
   'gender.non_binary': 'No binario',
   'subscribe.title': 'Elige tu plan',
-  'subscribe.choose': 'Empezar la prueba gratis',
+  'subscribe.choose': 'Probar gratis',
   'subscribe.chooseNoTrial': 'Suscribirme',
   'subscribe.subtitleNoTrial': 'Elige el plan que te encaja.',
   'subscribe.success.title': '¡Enhorabuena! Tu suscripción ya está activa.',

@@ -88,7 +88,7 @@ export const esEvents: Record<keyof typeof enEvents, string> = {
   'host.cancel': 'Cancelar',
   'host.notFound': 'Este evento no está disponible.',
   'host.statsEnded': 'Así fue la noche',
-  'host.present': 'Mostrar en pantalla grande',
+  'host.present': 'Ver en pantalla grande',
   'host.joinMyself': 'Unirme yo también',
   'host.presentClose': 'Cerrar la pantalla grande',
   'host.upcoming': 'La entrada abre el {time}: desde entonces, el QR deja entrar a la gente.',

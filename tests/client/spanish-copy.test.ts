@@ -170,4 +170,11 @@ describe('the copy in both languages', () => {
     expect(en['app.loading']).toBe('Loading…');
     expect(es['chat.placeholder']).toBe('Escribe un mensaje…');
   });
+
+  it('labels the full-width buttons in words a 320-pixel phone fits on one line', () => {
+    // «Empezar la prueba gratis», «Mostrar en pantalla grande», «Ver personas bloqueadas», «Cerrar sesión
+    // en todas partes» and «Abrir los gráficos de actividad» wrapped to two lines (the last in English too).
+    const keys = ['subscribe.choose', 'host.present', 'settings.blocked.open', 'settings.sessions.submit', 'settings.admin.open'] as const;
+    for (const key of keys) for (const text of [es[key], en[key]]) expect(text.length, key).toBeLessThanOrEqual(22);
+  });
 });
