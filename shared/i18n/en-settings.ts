@@ -45,7 +45,7 @@ export const enSettings = {
   'settings.delete.plan': 'Your paid plan ends now, with no refund for the time left.',
   'settings.delete.confirmPassword': 'Enter your password to confirm.',
   'settings.delete.confirmWord': 'Type DELETE to confirm.',
-  'settings.delete.confirm': 'Delete my account forever',
+  'settings.delete.confirm': 'Delete forever',
   'settings.delete.cancel': 'Cancel',
   'settings.delete.done': 'Your account was deleted. Take care!',
   'admin.title': 'Activity',

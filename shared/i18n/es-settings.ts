@@ -46,7 +46,7 @@ export const esSettings: Record<keyof typeof enSettings, string> = {
   'settings.delete.plan': 'Tu plan de pago termina ahora, sin reembolso del tiempo que queda.',
   'settings.delete.confirmPassword': 'Escribe tu contraseña para confirmar.',
   'settings.delete.confirmWord': 'Para confirmar, escribe DELETE en mayúsculas.',
-  'settings.delete.confirm': 'Eliminar mi cuenta para siempre',
+  'settings.delete.confirm': 'Eliminar para siempre',
   'settings.delete.cancel': 'Cancelar',
   'settings.delete.done': 'Hemos eliminado tu cuenta. ¡Cuídate!',
   'admin.title': 'Actividad',

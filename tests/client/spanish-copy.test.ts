@@ -176,5 +176,7 @@ describe('the copy in both languages', () => {
     // en todas partes» and «Abrir los gráficos de actividad» wrapped to two lines (the last in English too).
     const keys = ['subscribe.choose', 'host.present', 'settings.blocked.open', 'settings.sessions.submit', 'settings.admin.open'] as const;
     for (const key of keys) for (const text of [es[key], en[key]]) expect(text.length, key).toBeLessThanOrEqual(22);
+    // The account deletion's last button read «Eliminar mi cuenta para siempre», "Delete my account forever".
+    for (const text of [es['settings.delete.confirm'], en['settings.delete.confirm']]) expect(text.length).toBeLessThanOrEqual(22);
   });
 });
