@@ -71,6 +71,16 @@ export function keptTrialDays(): number | null {
   return me === undefined ? null : readCache<number>('trial', me);
 }
 
+/** What comes next for the plan, and when: the end of a cancelled plan, else the trial's end, else the renewal. */
+export const nextPlanDate = (plan: SubscriptionState) =>
+  plan.ends_at
+    ? (['subscribe.current.endsOn', plan.ends_at] as const)
+    : plan.trial_ends_at
+      ? (['subscribe.current.trialUntil', plan.trial_ends_at] as const)
+      : plan.renews_at
+        ? (['subscribe.current.renewsOn', plan.renews_at] as const)
+        : null;
+
 /** Timers can fire at most this late (setTimeout's limit); a later reset is asked for again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

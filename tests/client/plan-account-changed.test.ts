@@ -39,24 +39,25 @@ it('reads the plan again at each account:changed, also when has_subscription sta
   expect(usePlan.getState().subscription).toMatchObject({ active: true, ends_at: null });
   await connectTab(me.token);
 
-  // Settings' plan card, open meanwhile: what the plan page is for, while the plan renews.
+  // Settings' plan card, open meanwhile: the plan, in the trial the test checkout starts, and its end.
   await initLanguage();
   render(createElement(Suspense, { fallback: null }, createElement(Settings)));
   const card = async () => (await screen.findByRole('region', { name: es['subscribe.current.title'] })).textContent;
-  expect(await card()).toContain(es['settings.plan.text']);
+  const day = (iso: string) => new Intl.DateTimeFormat('es-ES', { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(iso));
+  const trialEndsAt = usePlan.getState().subscription!.trial_ends_at!;
+  await vi.waitFor(async () => expect(await card()).toContain(`Starter · Prueba gratis hasta el ${day(trialEndsAt)}`));
 
   // Cancelled on another phone: still subscribed until the period ends, and this tab learns when it ends.
   const { ends_at: endsAt } = await cancelThroughTestPortal(server, me);
   await vi.waitFor(() => expect(usePlan.getState().subscription).toMatchObject({ active: true, renews_at: null, ends_at: endsAt }), { timeout: 5000 });
   expect(useSession.getState().user?.has_subscription).toBe(true);
-  const date = new Intl.DateTimeFormat('es-ES', { day: 'numeric', month: 'short', year: 'numeric' }).format(new Date(endsAt!));
-  await vi.waitFor(async () => expect(await card()).toContain(`Tu plan termina el ${date}`));
+  await vi.waitFor(async () => expect(await card()).toContain(`Starter · Tu plan termina el ${day(endsAt!)}`));
 
   // The period over, the plan ends: read again once more.
   await endCancelledTestPlan(server, me);
   await vi.waitFor(() => expect(usePlan.getState().subscription).toMatchObject({ active: false, ends_at: null }), { timeout: 5000 });
   await vi.waitFor(() => expect(useSession.getState().user?.has_subscription).toBe(false));
-  expect(await card()).toContain(es['settings.plan.text']);
+  await vi.waitFor(async () => expect(await card()).toContain(es['settings.plan.text']));
 });
 
 it('reads the plan again after a reconnect: a cancellation made on another phone while this one was offline', async () => {

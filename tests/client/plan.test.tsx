@@ -21,6 +21,7 @@ import { useServerAhead } from '../../client/lib/server-clock';
 import '../../client/lib/messages-app';
 import { Home } from '../../client/pages/app/Home';
 import { Likes } from '../../client/pages/app/Likes';
+import { Settings } from '../../client/pages/app/Settings';
 import { Subscribe, TestPortal } from '../../client/pages/app/Subscribe';
 import { useDeck } from '../../client/stores/deck';
 import { useLikes } from '../../client/stores/likes';
@@ -218,6 +219,39 @@ describe('the subscribe page of a subscriber', () => {
     expect(screen.getByTestId('current-plan').textContent).toContain('Your plan ends on Dec 30, 2026');
     expect(screen.getByTestId('current-plan').textContent).not.toContain('Free trial');
     expect(screen.getByTestId('current-plan').textContent).not.toContain('unless you cancel');
+  });
+
+  it('Settings’ plan card says what the person has: the free plan, a trial, a renewal, an end, a failed payment', async () => {
+    const renewing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, renews_at: noonOn(2026, 12, 30) };
+    let answer: object = renewing;
+    // The card reads the plan as it opens: the server's answer is the state set here.
+    vi.stubGlobal('fetch', async (path: string) => (path.includes('/payments/subscription/') ? Response.json(answer) : Response.json({ detail: 'x' }, { status: 500 })));
+    const cases: [boolean, object, string, string][] = [
+      [true, renewing, 'Starter · Renews on Dec 30, 2026', 'Starter · Se renueva el 30 dic 2026'],
+      [true, { ...renewing, trial_ends_at: noonOn(2026, 12, 30) }, 'Starter · Free trial until Dec 30, 2026', 'Starter · Prueba gratis hasta el 30 dic 2026'],
+      [true, { ...renewing, renews_at: null, ends_at: noonOn(2026, 12, 30) }, 'Starter · Your plan ends on Dec 30, 2026', 'Starter · Tu plan termina el 30 dic 2026'],
+      [true, { ...renewing, renews_at: null, payment_failed: true }, `Starter · Active${en['subscribe.paymentFailed']}`, `Starter · Activo${es['subscribe.paymentFailed']}`],
+      [false, { ...noDates, active: false, period: null, manageable: false, trial_days: 7 }, 'You are on the free plan.', 'Tienes el plan gratuito.'],
+      // Ended unpaid: the free plan, and the invoice to pay on the plan's page.
+      [false, { ...noDates, active: false, period: null, manageable: true, trial_days: 0, payment_failed: true }, `You are on the free plan.${en['subscribe.paymentFailed']}`, `Tienes el plan gratuito.${es['subscribe.paymentFailed']}`],
+    ];
+    for (const [subscribed, state, inEnglish, inSpanish] of cases) {
+      for (const [language, text] of [
+        ['en', inEnglish],
+        ['es', inSpanish],
+      ] as const) {
+        localStorage.setItem('language_code', language);
+        await initLanguage();
+        useSession.setState({ user: user(subscribed) });
+        answer = state;
+        usePlan.setState({ subscription: null });
+        const { unmount } = renderAt('/app/settings/', <Suspense fallback={null}><Settings /></Suspense>);
+        const card = await screen.findByRole('region', { name: (language === 'en' ? en : es)['subscribe.current.title'] });
+        await waitFor(() => expect(card.textContent).toBe(`${(language === 'en' ? en : es)['subscribe.current.title']}${text}${(language === 'en' ? en : es)['settings.plan.open']}`));
+        expect(within(card).getByRole('link').getAttribute('href')).toBe('/app/subscribe/');
+        unmount();
+      }
+    }
   });
 
   it('the test portal offers to cancel a plan once: cancelled, it says when the plan ends', () => {

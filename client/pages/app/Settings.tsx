@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { toast } from '../../lib/toast';
 import { Link, useLocation } from 'wouter';
 import { ENDED_CHAT_KEPT_DAYS } from '../../../shared/constants';
@@ -16,7 +16,7 @@ import { useAuthForm } from '../../lib/use-auth-form';
 import { askBeforeSignOut, useSession } from '../../stores/session';
 import { useLanguage, useMessages, useT } from '../../lib/i18n';
 import { formatDate } from '../../lib/format';
-import { usePlan } from '../../stores/plan';
+import { nextPlanDate, usePlan } from '../../stores/plan';
 import { BusyButton } from '../../components/BusyButton';
 
 /** Where the user keeps control of their account: password, sessions, their data, leaving. */
@@ -54,24 +54,36 @@ export function Settings() {
   );
 }
 
-/** The plan's card: a cancelled plan says when it ends (it stays until its period does), else what the page is for. */
+/**
+ * The plan's card: what the person has (the free plan; the plan, with its next date as its own page
+ * says it), and a payment that failed (`payment_failed`: while Stripe tries again, or after the plan
+ * ended unpaid).
+ */
 function PlanCard({ subscribed }: { subscribed: boolean }) {
   // `useT` follows the language: the date is written in the one shown.
   const t = useT();
-  const endsAt = usePlan((state) => subscribed && state.subscription?.ends_at);
+  const plan = usePlan((state) => state.subscription);
   useEffect(() => {
-    if (subscribed) void usePlan.getState().loadSubscription();
+    void usePlan.getState().loadSubscription();
   }, [subscribed]);
-  const text = endsAt ? t('subscribe.current.endsOn', { date: formatDate(endsAt, useLanguage.getState().language) }) : t('settings.plan.text');
-  return <LinkCard id="settings-plan" title={t('subscribe.current.title')} text={text} href="/app/subscribe/" label={t('settings.plan.open')} />;
+  const next = subscribed && plan && nextPlanDate(plan);
+  const text = subscribed
+    ? t('settings.plan.starter', { line: next ? t(next[0], { date: formatDate(next[1], useLanguage.getState().language) }) : t('subscribe.current.active') })
+    : t('settings.plan.text');
+  return (
+    <LinkCard id="settings-plan" title={t('subscribe.current.title')} text={text} href="/app/subscribe/" label={t('settings.plan.open')}>
+      {plan?.payment_failed && <p className="form-error">{t('subscribe.paymentFailed')}</p>}
+    </LinkCard>
+  );
 }
 
 /** A card of Settings that leads to a page of its own: what is there, and the way in. */
-function LinkCard({ id, title, text, href, label }: { id: string; title: string; text?: string; href: string; label: string }) {
+function LinkCard({ id, title, text, href, label, children }: { id: string; title: string; text?: string; href: string; label: string; children?: ReactNode }) {
   return (
     <section className="settings-card" aria-labelledby={id}>
       <h2 id={id}>{title}</h2>
       {text && <p className="muted">{text}</p>}
+      {children}
       <Link href={href} className="btn btn-ghost">
         {label}
       </Link>

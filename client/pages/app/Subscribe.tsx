@@ -16,7 +16,7 @@ import { plansMessages } from '../../lib/messages-plans';
 import { useRedirectCall } from '../../lib/use-redirect-call';
 import { type BillingPeriod, lookupKeyFor } from '../../lib/pricing';
 import { useConfig } from '../../stores/config';
-import { keptTrialDays, usePlan } from '../../stores/plan';
+import { keptTrialDays, nextPlanDate, usePlan } from '../../stores/plan';
 import { Charge, TestPage } from './TestCheckout';
 import { useSession } from '../../stores/session';
 import { BusyButton } from '../../components/BusyButton';
@@ -78,18 +78,13 @@ function TestModeAndError({ error }: { error: string | null }) {
   );
 }
 
-/** What comes next for the plan: the end of a canceled plan, else the trial's end, else the renewal. */
+/** What comes next for the plan (`nextPlanDate`), and while the trial runs, what its end charges. */
 function PlanDates({ subscription }: { subscription: SubscriptionState }) {
   const t = useT();
   const language = useLanguage((state) => state.language);
-  const [key, iso] = subscription.ends_at
-    ? (['subscribe.current.endsOn', subscription.ends_at] as const)
-    : subscription.trial_ends_at
-      ? (['subscribe.current.trialUntil', subscription.trial_ends_at] as const)
-      : subscription.renews_at
-        ? (['subscribe.current.renewsOn', subscription.renews_at] as const)
-        : [null, null];
-  if (!key) return null;
+  const next = nextPlanDate(subscription);
+  if (!next) return null;
+  const [key, iso] = next;
   return (
     <>
       <p className="muted plan-dates">{t(key, { date: formatDate(iso, language) })}</p>
