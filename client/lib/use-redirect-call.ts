@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { errorMessage } from './errors';
 import { useT } from './i18n';
+import { useRetryWhenBackOnline } from './socket';
 
 /**
  * Sends the browser to the address a call answers (Checkout, the customer portal, a test checkout's
@@ -10,6 +11,8 @@ export function useRedirectCall() {
   const t = useT();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // "No connection" goes once the app is connected again: the next tap may well work.
+  useRetryWhenBackOnline(error === t('error.network'), () => setError(null));
   async function go(call: () => Promise<{ url: string }>) {
     setBusy(true);
     setError(null);

@@ -14,7 +14,9 @@ import { format } from '../../shared/i18n/format';
 import { SERVER_MESSAGES } from '../../shared/i18n/server-messages';
 import type { CurrentUser, DeckCard } from '../../shared/schemas/users';
 import { DeckPlanNotice, UndoButton, UndoUpsell, useDecide } from '../../client/components/DeckPerks';
-import { ApiError } from '../../client/lib/api';
+import { ApiError, NetworkError } from '../../client/lib/api';
+import { api } from '../../client/lib/api-app';
+import { useConnection } from '../../client/lib/socket';
 import { PlanCards } from '../../client/components/PlanCards';
 import { initLanguage } from '../../client/lib/i18n';
 import { useServerAhead } from '../../client/lib/server-clock';
@@ -251,6 +253,24 @@ describe('the subscribe page of a subscriber', () => {
         expect(within(card).getByRole('link').getAttribute('href')).toBe('/app/subscribe/');
         unmount();
       }
+    }
+  });
+
+  it('drops "No connection" of a failed buy or portal call once the app is connected again', async () => {
+    const offline = new NetworkError(0, 'Failed to fetch');
+    vi.spyOn(api, 'checkout').mockRejectedValue(offline);
+    vi.spyOn(api, 'portal').mockRejectedValue(offline);
+    for (const subscribed of [false, true]) {
+      act(() => useConnection.setState({ connected: false }));
+      useSession.setState({ user: user(subscribed) });
+      usePlan.setState({ subscription: { ...noDates, active: subscribed, period: 'monthly', manageable: true, trial_days: 0 } });
+      const { unmount } = renderAt('/app/subscribe/', <Subscribe />);
+      const buttons = await screen.findAllByRole('button', { name: subscribed ? en['subscribe.manage'] : en['subscribe.chooseNoTrial'] });
+      fireEvent.click(buttons[0]!);
+      expect((await screen.findByRole('alert')).textContent).toBe(en['error.network']);
+      act(() => useConnection.setState({ connected: true }));
+      await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+      unmount();
     }
   });
 
