@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { errorMessage } from './errors';
 import { useT } from './i18n';
 import { useRetryWhenBackOnline } from './socket';
@@ -13,6 +13,13 @@ export function useRedirectCall() {
   const [error, setError] = useState<string | null>(null);
   // "No connection" goes once the app is connected again: the next tap may well work.
   useRetryWhenBackOnline(error === t('error.network'), () => setError(null));
+  // Back from the page it went to, a browser may show this one as it was left (its back-forward
+  // cache): busy, with nothing on its way. It is pressed again from there.
+  useEffect(() => {
+    const shown = (event: PageTransitionEvent) => event.persisted && setBusy(false);
+    addEventListener('pageshow', shown);
+    return () => removeEventListener('pageshow', shown);
+  }, []);
   async function go(call: () => Promise<{ url: string }>) {
     setBusy(true);
     setError(null);

@@ -274,6 +274,22 @@ describe('the subscribe page of a subscriber', () => {
     }
   });
 
+  it('frees a button that sent the browser away when the page comes back from the back-forward cache', async () => {
+    // A hash: jsdom follows it without leaving the page, as a browser leaves it for the portal.
+    vi.spyOn(api, 'portal').mockResolvedValue({ url: '#portal' });
+    useSession.setState({ user: user(true) });
+    usePlan.setState({ subscription: { ...noDates, active: true, period: 'monthly', manageable: true, trial_days: 0 } });
+    renderAt('/app/subscribe/', <Subscribe />);
+    const manage = await screen.findByRole('button', { name: en['subscribe.manage'] });
+    fireEvent.click(manage);
+    await waitFor(() => expect(window.location.hash).toBe('#portal'));
+    expect(manage.getAttribute('aria-disabled')).toBe('true');
+    // Shown again from the cache (Back from the portal): as it was left, busy, unless freed.
+    act(() => void window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true })));
+    await waitFor(() => expect(manage.getAttribute('aria-disabled')).toBe('false'));
+    window.location.hash = '';
+  });
+
   it('the test portal offers to cancel a plan once: cancelled, it says when the plan ends', () => {
     useSession.setState({ user: user(true) });
     const renewing = { ...noDates, active: true, period: 'monthly' as const, manageable: true, trial_days: 0, renews_at: noonOn(2026, 12, 30) };
