@@ -96,6 +96,30 @@ describe('the unread count of the chat on screen', () => {
     expect(badge()).toBeUndefined();
   });
 
+  it('no longer says "New messages" once they are read on another of my phones', async () => {
+    useConversations.setState({ empty: [], started: [listed(0)] });
+    useChat.setState({ threads: { 7: { ...emptyThread(), loaded: true, detail, messages: [fromBen(1, 'hola')] } } });
+    renderAt('/app/chat/7', <Chat id={7} />);
+    const list = await screen.findByRole('list', { name: en['chat.messages'] });
+    scrolledUp(list);
+    const message = fromBen(2, 'at the bar');
+    act(() => {
+      useChat.getState().receive(7, message, 1);
+      useConversations.getState().noteMessage(7, message, false);
+    });
+    const newBelow = () => screen.queryByRole('button', { name: new RegExp(en['chat.newBelow']) });
+    await screen.findByRole('button', { name: new RegExp(en['chat.newBelow']) });
+
+    // My other phone reads it: the server's `message:read` of mine, as the socket's handler takes it.
+    act(() => useConversations.getState().setUnread(7, useChat.getState().readUpTo(7, 2)!));
+    expect(unreadTotal(useConversations.getState())).toBe(0);
+    expect(newBelow()).toBeNull();
+
+    // Ben writes again: that one is new, below.
+    act(() => useChat.getState().receive(7, fromBen(3, 'coming?'), 2));
+    expect(newBelow()).not.toBeNull();
+  });
+
   it('reads a message of the partner that lands above the newest: the catch-up after sends queued offline', async () => {
     // Back online, my two queued messages are stored and acknowledged before the catch-up brings the
     // one Ben sent meanwhile, older than them: the newest message stays the same, and it is on screen.

@@ -387,7 +387,8 @@ export function Chat({ id }: { id: number }) {
             </Fragment>
           );
         })}
-        {newBelow && (
+        {/* Read meanwhile on another of my phones or tabs: nothing new below. */}
+        {newBelow && lastFromPartner! > thread.ownReadId && (
           <li className="new-below">
             <button
               type="button"
