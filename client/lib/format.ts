@@ -2,9 +2,12 @@ import type { Language } from '../../shared/constants';
 import { localeOf } from './locale';
 import { serverNow } from './server-clock';
 
-/** A time as the locale writes it short ("7:16 AM" in the US, "07:16" in Britain, "7:16" in Spain), as `formatDateTime` does. */
+/**
+ * A time as the locale writes it short ("7:16 AM" in the US, "07:16" in Britain, "7:16" in Spain), as
+ * `formatDateTime` does; its spaces no-break, so a narrow line never leaves "AM" on a line of its own.
+ */
 export function formatTime(iso: string, language: Language): string {
-  return new Intl.DateTimeFormat(localeOf(language), { timeStyle: 'short' }).format(new Date(iso));
+  return new Intl.DateTimeFormat(localeOf(language), { timeStyle: 'short' }).format(new Date(iso)).replace(/ /g, '\u00a0');
 }
 
 /**

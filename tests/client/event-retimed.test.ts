@@ -40,7 +40,7 @@ const plain = (node: ReactNode): string =>
 const said = () => useToasts.getState().toasts.map((toast) => plain(toast.message));
 
 it.each([
-  ['en', 'The organizer updated Fiesta: it now ends at 11:30 PM.'],
+  ['en', 'The organizer updated Fiesta: it now ends at 11:30\u00a0PM.'],
   ['es', 'La organización ha actualizado Fiesta: ahora termina a las 23:30.'],
 ] as const)('says the new end time when the organizer moves it (%s)', async (language, text) => {
   await useLanguage.getState().setLanguage(language);

@@ -16,7 +16,7 @@ afterAll(() => {
 });
 
 it('says an evening on one day as its day and its two times', () => {
-  expect(formatEventTimes('2026-12-05T21:00:00Z', '2026-12-05T23:30:00Z', 'en')).toBe('Sat, Dec 5, 9:00 PM – 11:30 PM');
+  expect(formatEventTimes('2026-12-05T21:00:00Z', '2026-12-05T23:30:00Z', 'en')).toBe('Sat, Dec 5, 9:00\u00a0PM – 11:30\u00a0PM');
   expect(formatEventTimes('2026-12-05T21:00:00Z', '2026-12-05T23:30:00Z', 'es')).toBe('sáb, 5 dic, 21:00 – 23:30');
 });
 
@@ -27,6 +27,6 @@ it('says the end’s day too when the night goes past midnight', () => {
 it('says one time for an event ended as it began', () => {
   // The server's end of an event not yet started: the start a second before the end.
   expect(formatEventTimes('2026-12-05T12:06:59.500Z', '2026-12-05T12:07:00.500Z', 'es')).toBe('sáb, 5 dic, 12:07');
-  expect(formatEventTimes('2026-12-05T12:06:59.500Z', '2026-12-05T12:07:00.500Z', 'en')).toBe('Sat, Dec 5, 12:07 PM');
+  expect(formatEventTimes('2026-12-05T12:06:59.500Z', '2026-12-05T12:07:00.500Z', 'en')).toBe('Sat, Dec 5, 12:07\u00a0PM');
   expect(formatEventTimes('2026-12-05T12:07:10Z', '2026-12-05T12:07:11Z', 'es')).toBe('sáb, 5 dic, 12:07');
 });

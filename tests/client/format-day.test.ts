@@ -84,11 +84,18 @@ describe('the locale', () => {
 
 describe("a message's time", () => {
   it('is written as the locale writes a short time: no leading zero before AM/PM, nor in Spain', () => {
-    expect(formatTime(iso(at(2026, 11, 28, 7, 16)), 'en')).toBe('7:16 AM');
-    expect(formatTime(iso(at(2026, 11, 28, 22, 5)), 'en')).toBe('10:05 PM');
+    expect(formatTime(iso(at(2026, 11, 28, 7, 16)), 'en')).toBe('7:16\u00a0AM');
+    expect(formatTime(iso(at(2026, 11, 28, 22, 5)), 'en')).toBe('10:05\u00a0PM');
     expect(formatTime(iso(at(2026, 11, 28, 7, 16)), 'es')).toBe('7:16');
     vi.stubGlobal('navigator', { languages: ['en-GB'] });
     expect(formatTime(iso(at(2026, 11, 28, 7, 16)), 'en')).toBe('07:16');
+  });
+
+  it('never breaks inside itself: a narrow line does not leave "PM" (or "p.m.") on a line of its own', () => {
+    expect(formatTime(iso(at(2026, 11, 28, 21, 35)), 'en')).not.toMatch(/ /);
+    expect(formatDateTime(iso(at(2026, 12, 4, 21, 35)), 'en', at(2026, 11, 28))).toBe('Fri, Dec 4, 9:35\u00a0PM');
+    vi.stubGlobal('navigator', { languages: ['es-US'] });
+    expect(formatTime(iso(at(2026, 11, 28, 21, 35)), 'es')).not.toMatch(/ /);
   });
 });
 
@@ -96,9 +103,9 @@ describe('a moment to plan by (check-in opening, the deck open until, the likes 
   const now = at(2026, 11, 28, 12, 0);
 
   it('is said as an event’s times are: the weekday, the day, the time, and the year once it is another', () => {
-    expect(formatDateTime(iso(at(2026, 12, 4, 20, 0)), 'en', now)).toBe('Fri, Dec 4, 8:00 PM');
+    expect(formatDateTime(iso(at(2026, 12, 4, 20, 0)), 'en', now)).toBe('Fri, Dec 4, 8:00\u00a0PM');
     expect(formatDateTime(iso(at(2026, 12, 4, 20, 0)), 'es', now)).toBe('vie, 4 dic, 20:00');
-    expect(formatDateTime(iso(at(2027, 1, 2, 0, 30)), 'en', now)).toBe('Sat, Jan 2, 2027, 12:30 AM');
+    expect(formatDateTime(iso(at(2027, 1, 2, 0, 30)), 'en', now)).toBe('Sat, Jan 2, 2027, 12:30\u00a0AM');
     expect(formatDateTime(at(2027, 1, 2, 0, 30).getTime(), 'es', now)).toBe('sáb, 2 ene 2027, 0:30');
   });
 });

@@ -34,7 +34,7 @@ it("heads a chat's day and dates a conversation by the server's day, the phone's
   const justNow = iso(at(2026, 11, 29, 0, 5));
   expect(formatDay(justNow, 'en')).toBe('Today');
   expect(formatDay(iso(at(2026, 11, 28, 22, 0)), 'es')).toBe('Ayer');
-  expect(formatActivity(justNow, 'en')).toBe('12:05 AM');
+  expect(formatActivity(justNow, 'en')).toBe('12:05\u00a0AM');
 });
 
 it("gives a report's age by the server's clock, the phone's behind it", () => {
@@ -46,5 +46,5 @@ it("gives a report's age by the server's clock, the phone's behind it", () => {
 it("says the year of a moment once it is another year by the server's clock", () => {
   // The phone still in 2026, the server in 2027: a party on 2 January is this year's.
   clocks(at(2026, 12, 31, 23, 55), 10 * MINUTE);
-  expect(formatDateTime(iso(at(2027, 1, 2, 22, 0)), 'en')).toBe('Sat, Jan 2, 10:00 PM');
+  expect(formatDateTime(iso(at(2027, 1, 2, 22, 0)), 'en')).toBe('Sat, Jan 2, 10:00\u00a0PM');
 });

@@ -13,7 +13,7 @@ import { enEvents } from '../../shared/i18n/en-events';
 import { esEvents } from '../../shared/i18n/es-events';
 import { initLanguage, useLanguage } from '../../client/lib/i18n';
 import { ApiError, NotFound, Throttled, ValidationError } from '../../client/lib/api';
-import { formatDateTime } from '../../client/lib/format';
+import { formatDateTime, formatTime } from '../../client/lib/format';
 import { EVENT_NAME_MAX_LENGTH, EVENT_VENUE_MAX_LENGTH, EVENTS_CREATED_PER_DAY } from '../../shared/constants';
 import { format } from '../../shared/i18n/format';
 import { useServerAhead } from '../../client/lib/server-clock';
@@ -463,7 +463,7 @@ describe('the edit-event form', () => {
     fireEvent.change(ends, { target: { value: local } });
     const save = screen.getByRole('button', { name: enEvents['events.edit.submit'] });
     fireEvent.click(save);
-    const time = new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(new Date(local).toISOString()));
+    const time = formatTime(new Date(local).toISOString(), 'en');
     const sheet = await screen.findByRole('dialog', { name: enEvents['events.edit.endSoonTitle'].replace('{time}', time) });
     expect(sheet.textContent).toContain(enEvents['events.edit.endSoon']);
     expect(api.updateEvent).not.toHaveBeenCalled();

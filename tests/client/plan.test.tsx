@@ -16,6 +16,7 @@ import type { CurrentUser, DeckCard } from '../../shared/schemas/users';
 import { DeckPlanNotice, UndoButton, UndoUpsell, useDecide } from '../../client/components/DeckPerks';
 import { ApiError, NetworkError } from '../../client/lib/api';
 import { api } from '../../client/lib/api-app';
+import { formatTime } from '../../client/lib/format';
 import { useConnection } from '../../client/lib/socket';
 import { PlanCards } from '../../client/components/PlanCards';
 import { initLanguage } from '../../client/lib/i18n';
@@ -400,7 +401,7 @@ describe('the deck and the plan', () => {
     // were computed on one day and said on the next.
     vi.useFakeTimers({ now: new Date(2030, 0, 1, 15, 0), toFake: ['Date'] });
     try {
-      const time = (iso: string) => new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(iso));
+      const time = (iso: string) => formatTime(iso, 'en');
       const tomorrow = new Date(2030, 0, 2, 8, 1).toISOString();
       usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: tomorrow } });
       renderAt('/app/home/', <DeckPlanNotice />);
@@ -422,7 +423,7 @@ describe('the deck and the plan', () => {
       const resetsAt = new Date(2030, 0, 2, 20, 1).toISOString();
       usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: resetsAt } });
       renderAt('/app/home/', <DeckPlanNotice />);
-      const time = new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(resetsAt));
+      const time = formatTime(resetsAt, 'en');
       expect(screen.getByTestId('likes-out').textContent).toContain(`You have used your 100 likes. More at ${time}.`);
     } finally {
       useServerAhead.setState(0, true);
@@ -437,7 +438,7 @@ describe('the deck and the plan', () => {
       const resetsAt = new Date(2030, 0, 2, 20, 1).toISOString();
       usePlan.setState({ allowance: { unlimited: false, limit: 100, remaining: 0, resets_at: resetsAt } });
       renderAt('/app/home/', <DeckPlanNotice />);
-      const time = new Intl.DateTimeFormat('en', { timeStyle: 'short' }).format(new Date(resetsAt));
+      const time = formatTime(resetsAt, 'en');
       const notice = screen.getByTestId('likes-out');
       expect(notice.textContent).toContain(`More tomorrow at ${time}.`);
       act(() => useServerAhead.setState(10 * 60_000, true));
