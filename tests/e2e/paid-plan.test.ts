@@ -83,7 +83,10 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await page.getByRole('heading', { name: en['subscribe.success.title'] }).waitFor();
 
     await page.goto(`${app.server.url}/app/likes/`);
-    await expect.poll(() => page.getByTestId('like-card').count()).toBe(3);
+    // A whole page's load first, in the browser's own time: a one-second poll from the navigation
+    // ran out on a loaded machine (0 cards, the page not up yet).
+    await page.getByTestId('like-card').nth(2).waitFor();
+    expect(await page.getByTestId('like-card').count()).toBe(3);
     // Newest first.
     const shown = await page.getByTestId('like-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-card-id')));
     expect(shown).toEqual(admirers.map((admirer) => String(admirer.id)).reverse());
