@@ -44,6 +44,14 @@ function scrolledUp(list: HTMLElement) {
 const answer = (url: string) => (new URL(url, 'http://localhost').pathname === '/api/conversations/7/' ? detail : { results: [], next: null, previous: null });
 
 chatPageWorld(ME, answer);
+/** Ben's message as a push brings it (after `previousId`): into the open chat, and onto the lists, unread. */
+function benWrites(message: ChatMessage, previousId: number) {
+  act(() => {
+    useChat.getState().receive(7, message, previousId);
+    useConversations.getState().noteMessage(7, message, false);
+  });
+}
+
 describe('the unread count of the chat on screen', () => {
   it('stays at none when a read of the lists asked before the chat was read answers after it', async () => {
     useConversations.setState({ empty: [], started: [listed(1)] });
@@ -78,11 +86,7 @@ describe('the unread count of the chat on screen', () => {
     const list = await screen.findByRole('list', { name: en['chat.messages'] });
     scrolledUp(list);
     // Ben writes, as a push brings it: it waits below, "New messages", unread.
-    const message = fromBen(2, 'at the bar');
-    act(() => {
-      useChat.getState().receive(7, message, 1);
-      useConversations.getState().noteMessage(7, message, false);
-    });
+    benWrites(fromBen(2, 'at the bar'), 1);
     await screen.findByRole('button', { name: new RegExp(en['chat.newBelow']) });
     const badge = () => view.container.querySelector('.bottom-nav .nav-badge')?.textContent;
     expect(badge()).toBe('1');
@@ -102,11 +106,7 @@ describe('the unread count of the chat on screen', () => {
     renderAt('/app/chat/7', <Chat id={7} />);
     const list = await screen.findByRole('list', { name: en['chat.messages'] });
     scrolledUp(list);
-    const message = fromBen(2, 'at the bar');
-    act(() => {
-      useChat.getState().receive(7, message, 1);
-      useConversations.getState().noteMessage(7, message, false);
-    });
+    benWrites(fromBen(2, 'at the bar'), 1);
     const newBelow = () => screen.queryByRole('button', { name: new RegExp(en['chat.newBelow']) });
     await screen.findByRole('button', { name: new RegExp(en['chat.newBelow']) });
 
