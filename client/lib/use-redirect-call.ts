@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { NetworkError } from './api';
 import { errorMessage } from './errors';
 import { useT } from './i18n';
 import { useRetryWhenBackOnline } from './socket';
@@ -10,9 +11,10 @@ import { useRetryWhenBackOnline } from './socket';
 export function useRedirectCall() {
   const t = useT();
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  // "No connection" goes once the app is connected again: the next tap may well work.
-  useRetryWhenBackOnline(error === t('error.network'), () => setError(null));
+  // The failure, said in the language shown: "No connection" goes once the app is connected again (the
+  // next tap may well work).
+  const [failure, setFailure] = useState<unknown>(null);
+  useRetryWhenBackOnline(failure instanceof NetworkError, () => setFailure(null));
   // Back from the page it went to, a browser may show this one as it was left (its back-forward
   // cache): busy, with nothing on its way. It is pressed again from there.
   useEffect(() => {
@@ -22,14 +24,14 @@ export function useRedirectCall() {
   }, []);
   async function go(call: () => Promise<{ url: string }>) {
     setBusy(true);
-    setError(null);
+    setFailure(null);
     try {
       const { url } = await call();
       window.location.assign(url);
-    } catch (failure) {
-      setError(errorMessage(failure, t));
+    } catch (caught) {
+      setFailure(caught);
       setBusy(false);
     }
   }
-  return { busy, error, go };
+  return { busy, error: failure === null ? null : errorMessage(failure, t), go };
 }
