@@ -137,8 +137,8 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     await card.waitFor();
     const out = page.getByTestId('likes-out');
     await out.waitFor();
-    // The window is a day long: likes used now come back tomorrow.
-    expect(await out.textContent()).toMatch(/You have used your 100 likes\. More tomorrow at \d{1,2}:\d{2}( [AP]M)?\./);
+    // The window is a day long: likes used now come back tomorrow (at a time whose space is a no-break one).
+    expect(await out.textContent()).toMatch(/You have used your 100 likes\. More tomorrow at \d{1,2}:\d{2}(\s[AP]M)?\./);
     await out.getByRole('link', { name: en['deck.likesUpsell'] }).waitFor();
     await shot('06-deck-out-of-likes');
 
