@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { QR_EARLY_SECONDS, QR_WINDOW_SECONDS } from '../../shared/constants';
 import type { EventQr, EventStats, OrganizerEvent } from '../../shared/schemas/events';
-import { NotFound } from '../lib/api';
+import { ApiError, NotFound } from '../lib/api';
 import { api } from '../lib/api-app';
 import { heardServerTime, serverNow } from '../lib/server-clock';
 import { isConnected, loadFailure, onConnect, onEvent, onReconnect, reconnectAfterSleep, unwatchEvent, watchEvent } from '../lib/socket';
@@ -114,6 +114,12 @@ export function openHostScreen(id: number): () => void {
       if (stopped) return;
       // Deleted while the socket could not say so (no connection).
       if (error instanceof NotFound) return gone();
+      // Ended likewise: no code any more; the server's word shows it over at once, the event read again for its end.
+      if (error instanceof ApiError && error.code === 'ended') {
+        clearTimeout(expiryTimer);
+        useHost.setState((state) => ({ qr: null, qrExpired: false, event: state.event && { ...state.event, status: 'after' } }));
+        return void refreshEvent();
+      }
       qrTimer = setTimeout(() => void loadQr(), RETRY_MS);
     }
   };

@@ -16,6 +16,7 @@ import { client } from '../helpers/http';
 import type { TestServer } from '../helpers/server';
 import { makeUser, type TestUser } from '../helpers/factories';
 import { renderAt } from '../helpers/render-at';
+import { comeBack } from '../helpers/page-visibility';
 
 vi.mock('socket.io-client', () => import('../helpers/tab-socket'));
 
@@ -81,6 +82,16 @@ it('shows an event ended from the organizer’s other phone as over at once', as
   expect((await client(server.url).post(`/api/events/${event.id}/end/`, { token: me.token })).status).toBe(200);
   await vi.waitFor(() => expect(useHost.getState().event).toMatchObject({ status: 'after' }), AT_ONCE);
   expect(useHost.getState().deleted).toBe(false);
+});
+
+it('says an event ended where no news of it came is over at its next code, instead of showing a code', async () => {
+  const event = await hostScreenOf({ starts_at: new Date(Date.now() - HOUR).toISOString(), ends_at: new Date(Date.now() + 3 * HOUR).toISOString() });
+  // Ended while nothing could reach this screen (written as it was, nothing said over the socket).
+  await setEventTimes(server, event.id, { startsAt: new Date(Date.now() - HOUR), endsAt: new Date(Date.now() - 1000) });
+  expect(useHost.getState().event).toMatchObject({ status: 'open' });
+  // Shown again: the screen asks for a fresh code, which the server no longer hands out.
+  comeBack();
+  await vi.waitFor(() => expect(useHost.getState()).toMatchObject({ qr: null, event: { id: event.id, status: 'after' } }), AT_ONCE);
 });
 
 it('reads the event and its count again when told to catch up (Redis back): what was missed meanwhile shows', async () => {

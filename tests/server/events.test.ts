@@ -315,6 +315,19 @@ describe.each(backends)('events on %s', (backend) => {
       // The one it replaced stays good through the window after the turn, as before.
       expect([turn - 1, turn + window - 1, turn + window].map((at) => valid(current.token, at))).toEqual([true, true, false]);
     });
+
+    it('hands out no code once the event has ended: 409 ended, as the door says', async () => {
+      const organizer = await makeUser(server);
+      const event = await makeEvent(server, organizer, { join_mode: 'qr' });
+      const qr = () => api().get(`/api/events/${event.id}/qr/`, { token: organizer.token });
+      expect((await qr()).status).toBe(200);
+      expect((await api().post(`/api/events/${event.id}/end/`, { token: organizer.token })).status).toBe(200);
+      const refused = await qr();
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({ detail: EVENT_ERRORS.ended, code: 'ended' });
+      // Still the organizer's only: anyone else is told of no event.
+      expect((await api().get(`/api/events/${event.id}/qr/`, { token: (await makeUser(server)).token })).status).toBe(404);
+    });
   });
 
   describe('checking in', () => {

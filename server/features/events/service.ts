@@ -275,8 +275,13 @@ export function isValidQrToken(event: Pick<EventRecord, 'id' | 'qrSecret'>, toke
   return valid;
 }
 
-/** What the host screen shows now: the token, its link, the code drawn as SVG, and when it stops working. */
+/**
+ * What the host screen shows now: the token, its link, the code drawn as SVG, and when it stops working.
+ * None once the event has ended: a code that lets no one in would still look like a way in.
+ */
 export async function currentQr(event: EventRecord, publicUrl: string, now = Date.now()): Promise<EventQr> {
+  const status = eventStatus(event, now);
+  if (status === 'after' || status === 'closed') throw eventError(409, 'ended', serverText('event_ended'));
   const window = issuedWindowAt(now);
   // Organizer routes only ever find events whose organizer is there, and so is their secret.
   if (event.qrSecret === null) throw new Error(`event ${event.id} has no QR secret`);
