@@ -1,6 +1,10 @@
 /** Kept apart from storage.ts, which the landing page loads: only the event pages and the app need it. */
+import type { ReactNode } from 'react';
 import { JOIN_PASS_MINUTES } from '../../shared/constants';
 import { useSession } from '../stores/session';
+import { ApiError } from './api';
+import { errorMessage } from './errors';
+import { t, ti } from './i18n';
 import { PENDING_JOIN_KEY, readJson, writeJson } from './storage';
 
 /**
@@ -43,4 +47,12 @@ export async function waitsForProfile(code: string, name?: string): Promise<bool
   if (useSession.getState().user?.is_profile_completed !== false) return false;
   if (getPendingJoin()?.code !== code) setPendingJoin({ code, name, expiresAt: Date.now() + JOIN_PASS_MINUTES * 60_000 });
   return true;
+}
+
+/**
+ * What the app says when the kept join is refused: an event that ended while they signed up is named
+ * (they may have scanned it a while ago); anything else as any failure is said.
+ */
+export function pendingJoinRefusal(error: unknown, name: string | undefined): ReactNode {
+  return error instanceof ApiError && error.code === 'ended' && name ? ti('deck.event.joinEnded', { name }) : errorMessage(error, t);
 }

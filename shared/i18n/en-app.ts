@@ -70,6 +70,7 @@ export const enApp = {
   'deck.event.retimed': 'The organizer updated {name}: it now ends at {time}.',
   'deck.event.endedEarly': 'The organizer ended {name}. Your deck stays open for {hours} hours.',
   'deck.event.deleted': 'The organizer canceled {name}.',
+  'deck.event.joinEnded': '{name} has ended: no one new can join it.',
   'deck.event.leave': 'Leave',
   'deck.event.leaveTitle': 'Leave {name}?',
   'deck.event.leaveQr': 'The people here will no longer see you in their deck, and yours will show everyone again. To come back, scan the QR code at the event again.',

@@ -71,6 +71,7 @@ export const esApp: Record<keyof typeof enApp, string> = {
   'deck.event.retimed': 'La organización ha actualizado {name}: ahora termina a {time}.',
   'deck.event.endedEarly': 'La organización ha terminado {name}. Tus tarjetas siguen abiertas {hours} horas.',
   'deck.event.deleted': 'La organización ha cancelado {name}.',
+  'deck.event.joinEnded': '{name} ha terminado: ya no puede entrar nadie más.',
   'deck.event.leave': 'Salir',
   'deck.event.leaveTitle': '¿Salir de {name}?',
   'deck.event.leaveQr': 'La gente de aquí dejará de verte en sus tarjetas, y en las tuyas volverá a salir todo el mundo. Para volver, escanea otra vez el código QR del evento.',

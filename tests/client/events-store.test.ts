@@ -1,4 +1,6 @@
 // @vitest-environment jsdom
+import { cleanup, render } from '@testing-library/react';
+import { createElement } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { PublicEvent } from '../../shared/schemas/events';
 import { currentUser } from '../helpers/current-user';
@@ -10,7 +12,9 @@ const deckLoad = vi.hoisted(() => vi.fn(async () => {}));
 vi.mock('../../client/stores/deck', () => ({ useDeck: { getState: () => ({ load: deckLoad, queue: [] }) } }));
 
 const { enterEvent, heardOfEvent, joinPendingEvent, useEvents } = await import('../../client/stores/events');
-const { getPendingJoin, clearPendingJoin, setPendingJoin } = await import('../../client/lib/pending-join');
+const { getPendingJoin, clearPendingJoin, pendingJoinRefusal, setPendingJoin } = await import('../../client/lib/pending-join');
+const { useLanguage } = await import('../../client/lib/i18n');
+await import('../../client/lib/messages-app');
 const { ApiError, NotFound } = await import('../../client/lib/api');
 const { useSession } = await import('../../client/stores/session');
 const { readCache } = await import('../../client/lib/device-cache');
@@ -285,5 +289,21 @@ describe('a join kept through sign-up and profile, checked in once the profile i
     api.checkIn.mockRejectedValueOnce(new ApiError(409, 'The event has ended.', 'ended'));
     await expect(joinPendingEvent()).rejects.toThrow('The event has ended.');
     expect(getPendingJoin()).toBeNull();
+  });
+
+  it('names the event that ended while they signed up, in English and Spanish', async () => {
+    setPendingJoin({ code: 'ABC234', name: 'Terrace Night', pass: 'kept', expiresAt: Date.now() + 60_000 });
+    api.currentEvent.mockResolvedValue({ event: null });
+    api.checkIn.mockRejectedValueOnce(new ApiError(409, 'This event has ended.', 'ended'));
+    const refusal = await joinPendingEvent().catch((error: unknown) => error);
+    const said = () => {
+      const { container } = render(createElement('p', null, pendingJoinRefusal(refusal, 'Terrace Night')));
+      return container.textContent;
+    };
+    await useLanguage.getState().setLanguage('en');
+    expect(said()).toBe('Terrace Night has ended: no one new can join it.');
+    await useLanguage.getState().setLanguage('es');
+    expect(said()).toBe('Terrace Night ha terminado: ya no puede entrar nadie más.');
+    cleanup();
   });
 });

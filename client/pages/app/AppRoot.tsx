@@ -4,11 +4,10 @@ import { Redirect, Route, Router, Switch, useLocation } from 'wouter';
 import { afterOverlays } from '../../lib/back-closes';
 import { AppShell } from '../../components/AppShell';
 import { Loading } from '../../components/Loading';
-import { errorMessage } from '../../lib/errors';
 import { trackAppOpened } from '../../lib/analytics';
 import { allowedWithIncompleteProfile, gateAppRoute } from '../../lib/gating';
-import { t as translate, useMessages } from '../../lib/i18n';
-import { getPendingJoin } from '../../lib/pending-join';
+import { useMessages } from '../../lib/i18n';
+import { getPendingJoin, pendingJoinRefusal } from '../../lib/pending-join';
 import { registerServiceWorker } from '../../lib/service-worker';
 import { refreshWhenVisible } from '../../lib/when-visible';
 import { joinPendingEvent, useEvents } from '../../stores/events';
@@ -65,7 +64,7 @@ function usePendingJoin(ready: boolean) {
           toast.dismiss();
           navigate('/app/home/', { replace: true });
         })
-        .catch((error: unknown) => toast.error(errorMessage(error, translate)));
+        .catch((error: unknown) => toast.error(pendingJoinRefusal(error, pending.name)));
     };
     join();
     // Not answered (the network dropped): the join was kept, and goes through once the network is back.
