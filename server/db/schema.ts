@@ -392,6 +392,11 @@ export const events = pgTable(
     venue: varchar('venue', { length: 200 }).notNull().default(''),
     startsAt: timestamp('starts_at', { withTimezone: true, mode: 'date' }).notNull(),
     endsAt: timestamp('ends_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /**
+     * When check-in opened, kept by an end in the check-in hour, which brings the start back to the end:
+     * the hour before that start is not when the door opened. Null otherwise (an hour before the start).
+     */
+    checkInOpenedAt: timestamp('check_in_opened_at', { withTimezone: true, mode: 'date' }),
     joinMode: text('join_mode', { enum: ['qr', 'code'] }).notNull(),
     /** Null once the organizer deleted their account: the event goes on for those in it. */
     organizerId: integer('organizer_id').references(() => users.id, { onDelete: 'set null' }),

@@ -911,6 +911,22 @@ describe.each(backends)('events on %s', (backend) => {
       expect(slots.reduce((sum, slot) => sum + slot.check_ins, 0)).toBe(1);
     });
 
+    it('starts the timeline of an event ended in its check-in hour when its door opened, not an hour before its end', async () => {
+      const organizer = await makeUser(server);
+      // Check-in opened half an hour ago; a guest came in; the organizer ends it before its start.
+      const startsAt = Date.now() + 30 * MINUTE;
+      const event = await makeEvent(server, organizer, { starts_at: new Date(startsAt).toISOString(), ends_at: new Date(Date.now() + 4 * HOUR).toISOString() });
+      await checkIn(server, await makeCompletedUser(server), event.code);
+      const ended = await api().post(`/api/events/${event.id}/end/`, { token: organizer.token });
+      expect(ended.body.status).toBe('after');
+      const stats = (await api().get(`/api/events/${event.id}/stats/`, { token: organizer.token })).body;
+      const slots = stats.timeline as Array<{ at: string; check_ins: number }>;
+      // No empty slots from before the door opened: the first is the one it opened in.
+      const quarter = 15 * MINUTE;
+      expect(slots[0]!.at).toBe(new Date(Math.floor((startsAt - HOUR) / quarter) * quarter).toISOString());
+      expect(slots.reduce((sum, slot) => sum + slot.check_ins, 0)).toBe(1);
+    });
+
     it('draws the timeline over the event\'s own hours, and after its end only as far as something happened', async () => {
       const band: [number, number] = [91, 92];
       const organizer = await makeUser(server);

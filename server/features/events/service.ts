@@ -484,6 +484,17 @@ export async function leaveEvent(db: Db, userId: number): Promise<number | null>
   return liveEventLeft(await leaveAnyStatement.run<LeftRow>(db, { userId }));
 }
 
+/** Check-in's opening: `EVENT_CHECK_IN_LEAD_MINUTES` before the start. */
+const CHECK_IN_LEAD = sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`);
+
+/**
+ * What ending an event now sets: its end; and where it had not started yet (its check-in hour), its
+ * start a second before that end, the door's opening kept apart (no longer an hour before the start).
+ */
+const endingNow = sql`ends_at = now(),
+  check_in_opened_at = case when starts_at > now() - interval '1 second' then starts_at - ${CHECK_IN_LEAD} end,
+  starts_at = least(starts_at, now() - interval '1 second')`;
+
 /**
  * Ends an event now (an early end; one that had not started starts a second before); an event already
  * over keeps its end. One deleted since it was found (from another of the organizer's screens) is not
@@ -493,9 +504,9 @@ export async function leaveEvent(db: Db, userId: number): Promise<number | null>
 export async function endEvent(db: Db, event: EventRecord): Promise<{ event: EventRecord; changed: boolean }> {
   const endedNow = rowsOf(
     await db.execute(sql`
-      update ${events} set ends_at = now(), starts_at = least(starts_at, now() - interval '1 second')
+      update ${events} set ${endingNow}
       where id = ${event.id} and ends_at > now()
-        and starts_at - ${sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`)} <= now() returning id`),
+        and starts_at - ${CHECK_IN_LEAD} <= now() returning id`),
   );
   const ended = await findEventById(db, event.id);
   if (!ended) throw new NotFound();
@@ -590,7 +601,7 @@ export async function stopEventsOf(tx: DbOrTx, organizerId: number): Promise<{ d
     .returning({ id: events.id });
   const ended = rowsOf<{ id: number }>(
     await tx.execute(sql`
-      update ${events} set ends_at = now(), starts_at = least(starts_at, now() - interval '1 second')
+      update ${events} set ${endingNow}
       where organizer_id = ${organizerId} and ends_at > now() returning id`),
   );
   return { deleted: deleted.map((row) => row.id), ended: ended.map((row) => Number(row.id)) };
@@ -633,7 +644,7 @@ export async function eventStats(db: Db, event: EventRecord): Promise<EventStats
       ), bounds as (
         -- From the first slot with something in it where that is earlier: a start moved later while
         -- check-in was open leaves the check-ins from before it on the timeline.
-        select least(date_bin('15 minutes', starts_at - ${sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`)}, timestamptz 'epoch'),
+        select least(date_bin('15 minutes', coalesce(check_in_opened_at, starts_at - ${CHECK_IN_LEAD}), timestamptz 'epoch'),
             (select min(at) from counted)) as first,
           -- Until the end (or now, before it); after it, only as far as the after-party's last slot
           -- with something in it: a day of empty slots would squeeze the night's bars.
