@@ -4,8 +4,9 @@ import type { PasswordResetLink } from '../../shared/schemas/account';
 import '../account.css';
 import { accountMessages } from '../lib/messages-account';
 import { AuthFormFooter, AuthLayout, FormField } from '../components/AuthLayout';
-import { ValidationError } from '../lib/api';
+import { Throttled, ValidationError } from '../lib/api';
 import { accountApi } from '../lib/api-account';
+import { errorMessage } from '../lib/errors';
 import { toast } from '../lib/toast';
 import { useAuthForm } from '../lib/use-auth-form';
 import { useMessages } from '../lib/i18n';
@@ -14,10 +15,13 @@ import { useSession } from '../stores/session';
 /**
  * What the server says of the link as the page opens: `refused` when it can no longer be used (spent,
  * expired, never issued), so that nobody types a new password twice for nothing; else the address of
- * the account it resets. No answer leaves the form: its send will say.
+ * the account it resets. Too many links opened from this address this hour (a crowd on one Wi-Fi):
+ * the save would be refused as well, so the wait is said before a password is typed, and the form
+ * stays for then. No answer leaves the form: its send will say.
  */
 function useResetLink(token: string) {
   const [link, setLink] = useState<'refused' | PasswordResetLink | null>(null);
+  const [throttled, setThrottled] = useState<Throttled | null>(null);
   useEffect(() => {
     if (!token) return;
     let live = true;
@@ -26,14 +30,16 @@ function useResetLink(token: string) {
         if (live) setLink(answer);
       },
       (error: unknown) => {
-        if (live && error instanceof ValidationError && error.fields.token) setLink('refused');
+        if (!live) return;
+        if (error instanceof ValidationError && error.fields.token) setLink('refused');
+        else if (error instanceof Throttled) setThrottled(error);
       },
     );
     return () => {
       live = false;
     };
   }, [token]);
-  return link;
+  return { link, throttled };
 }
 
 /**
@@ -54,7 +60,7 @@ export function ResetPassword() {
   useMessages(accountMessages);
   const { t, navigate, errors, busy, enter, onSubmit } = useAuthForm();
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
-  const link = useResetLink(token);
+  const { link, throttled } = useResetLink(token);
   const refused = link === 'refused';
   const myEmail = useSignedInEmail();
   const otherAccount = link !== null && link !== 'refused' && myEmail !== undefined && myEmail !== link.email;
@@ -89,6 +95,12 @@ export function ResetPassword() {
       {otherAccount && (
         <p className="status-warn" role="status">
           {t('reset.otherAccount', { me: myEmail, email: link.email })}
+        </p>
+      )}
+      {/* Until the form is sent: then its own answer says. */}
+      {throttled && !busy && !linkProblem && Object.keys(errors).length === 0 && (
+        <p className="form-error" role="alert">
+          {errorMessage(throttled, t)}
         </p>
       )}
       {!linkProblem && (

@@ -163,3 +163,27 @@ describe('a link the server refuses as the page opens (used or expired)', () => 
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('This link no longer works');
   });
 });
+
+describe('a link the server cannot check yet (too many links opened from this address this hour)', () => {
+  /** The check, and the save that would follow, both answered 429 for the next 57 minutes. */
+  const throttled = () =>
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Response.json({ detail: 'Request was throttled. Expected available in 3420 seconds.' }, { status: 429, headers: { 'Retry-After': '3420' } })),
+    );
+
+  it('says how long to wait before a new password is typed, and keeps the form for then', async () => {
+    throttled();
+    await openLink('es', '/');
+
+    expect((await screen.findByRole('alert')).textContent).toBe('Demasiados intentos. Vuelve a intentarlo en 57 min.');
+    expect(screen.getByLabelText(esAccount['reset.password'])).toBeTruthy();
+  });
+
+  it('says so in English too', async () => {
+    throttled();
+    await openLink('en', '/');
+
+    expect((await screen.findByRole('alert')).textContent).toBe('Too many attempts. Try again in 57 min.');
+  });
+});
