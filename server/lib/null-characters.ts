@@ -48,6 +48,9 @@ function unstorableFields(value: unknown, into: FieldMessages) {
 export function rejectNullCharacters(app: FastifyInstance) {
   // Not async: every request passes here, most with no body and no query, and a promise each is not free.
   app.addHook('preValidation', (request, reply, done) => {
+    // No route (a page of the app, a missing file): nothing is read from it to be stored, and a page's
+    // link, mangled on its way, opens the app, which says what is wrong with it.
+    if (request.is404) return done();
     const errors: FieldMessages = {};
     unstorableFields(request.body, errors);
     unstorableFields(request.query, errors);

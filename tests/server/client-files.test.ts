@@ -76,6 +76,19 @@ describe('the built client, served beside the API', () => {
     expect(await link.text()).toContain('<title>Eventmatch</title>');
   });
 
+  // The page reads its own query; the server stores nothing from it. A link mangled on its way (a
+  // NUL, half of a surrogate pair) opens the app, whose page says the link does not work, not a JSON error.
+  it('answers a page whose query holds text that could not be stored with the app, an API route with a 400', async () => {
+    for (const path of ['/verify-email?token=%00', '/reset-password?token=a%00b', '/app/home/?ref=%00']) {
+      const page = await fetch(`${server.url}${path}`);
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get('content-type'), path).toMatch(/^text\/html/);
+      expect(await page.text(), path).toContain('<title>Eventmatch</title>');
+    }
+    const api = await fetch(`${server.url}/api/auth/verify-email/?ref=%00`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"token":"abc"}' });
+    expect([api.status, await api.json()]).toEqual([400, { ref: ['Null characters are not allowed.'] }]);
+  });
+
   it('allows the page’s inline script by its hash, in every answer’s policy, and no other inline script', async () => {
     const hash = createHash('sha256').update(INLINE_SCRIPT).digest('base64');
     for (const url of ['/', '/api/users/me/']) {
