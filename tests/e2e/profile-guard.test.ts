@@ -403,6 +403,35 @@ describe.skipIf(!ready)('the profile editor end to end (Chromium, 360×640)', { 
     await discardSheet(page).waitFor();
   });
 
+  it('keeps the save button solid while a save is on its way: the fields scrolled under it do not show through', async () => {
+    const page = await phone();
+    await page.goto(`${app.server.url}/app/profile/`);
+    await expect.poll(() => page.getByLabel(es['profile.bio']).inputValue()).not.toBe('');
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/users/me/profile/', async (route) => {
+      if (route.request().method() === 'PUT') await held;
+      await route.continue();
+    });
+    const save = page.getByRole('button', { name: es['profile.save'] });
+    await save.click();
+    await expect.poll(() => save.getAttribute('aria-disabled')).toBe('true');
+    // Drawn as busy, it still hides what lies under it: a see-through button over the checkboxes
+    // read as both at once.
+    const drawn = await save.evaluate((button) => {
+      const style = getComputedStyle(button);
+      return { opacity: style.opacity, background: style.backgroundColor };
+    });
+    expect(drawn.opacity).toBe('1');
+    // No alpha (`rgba(…)`, `… / 0.5)`, `transparent`): an opaque colour, however the browser writes it.
+    expect(drawn.background).not.toMatch(/rgba|\/|transparent/);
+    await entryAnimationsDone(page);
+    await shot(page, 'profile-saving-360x640');
+    release();
+    await page.getByText(es['profile.saved']).waitFor();
+    await page.context().close();
+  });
+
   it('brings a field the save was refused for into view and focus, clear of the sticky save button (360×740)', async () => {
     const page = await phone();
     await page.setViewportSize({ width: 360, height: 740 });
