@@ -87,8 +87,19 @@ export function ProfileView({ id }: { id: number }) {
   useRetryWhenBackOnline(failed, retry);
 
   const loaded = typeof profile === 'object' ? profile : null;
-  const photos = loaded ? photosOf(loaded) : [];
+  // A photo that does not load is left out: its owner removed it since (it is deleted from the server),
+  // or the phone is offline, and it comes back with the connection.
+  const [broken, setBroken] = useState<string[]>([]);
+  useEffect(() => {
+    if (!broken.length) return;
+    const retry = () => setBroken([]);
+    window.addEventListener('online', retry);
+    return () => window.removeEventListener('online', retry);
+  }, [broken]);
+  const photos = loaded ? photosOf(loaded).filter((url) => !broken.includes(url)) : [];
   const count = Math.max(photos.length, 1);
+  // The last photo left out, the first in its place.
+  const shown = index % count;
   // Wraps around at both ends.
   const step = (delta: number) => setIndex((current) => (current + delta + count) % count);
 
@@ -162,7 +173,12 @@ export function ProfileView({ id }: { id: number }) {
       </div>
       <div className="gallery" {...bind()} data-testid="gallery">
         {photos.length ? (
-          <img src={photos[index]} alt={t('profileView.photo', { n: index + 1, total: photos.length })} draggable={false} />
+          <img
+            src={photos[shown]}
+            alt={t('profileView.photo', { n: shown + 1, total: photos.length })}
+            draggable={false}
+            onError={() => setBroken((current) => [...current, photos[shown]!])}
+          />
         ) : (
           <Avatar name={profile.name} image={null} size={360} />
         )}
@@ -179,9 +195,9 @@ export function ProfileView({ id }: { id: number }) {
                 <button
                   key={url}
                   type="button"
-                  className={i === index ? 'dot is-active' : 'dot'}
+                  className={i === shown ? 'dot is-active' : 'dot'}
                   aria-label={t('profileView.photo', { n: i + 1, total: photos.length })}
-                  aria-current={i === index}
+                  aria-current={i === shown}
                   onClick={() => setIndex(i)}
                 />
               ))}
