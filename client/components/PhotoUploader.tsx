@@ -16,6 +16,8 @@ interface Upload {
   progress: number;
   /** Not sent (no answer, the server down): the tile offers to send the same file again. */
   failed?: boolean;
+  /** Stops its sending: the photo taken out while on its way up (the wrong one, a slow network). */
+  stop?: () => void;
 }
 
 interface Props {
@@ -65,8 +67,9 @@ export function PhotoUploader({ photos, onChange, onUploading, errorId }: Props)
    */
   function send(upload: Upload, after: Promise<unknown> = Promise.resolve()) {
     const update = (change: Partial<Upload>) => setUploads((current) => current.map((other) => (other.key === upload.key ? { ...other, ...change } : other)));
-    update({ failed: false, progress: 0 });
-    const sent = api.upload(upload.file, (progress) => update({ progress }));
+    const stopped = new AbortController();
+    update({ failed: false, progress: 0, stop: () => stopped.abort() });
+    const sent = api.upload(upload.file, (progress) => update({ progress }), stopped.signal);
     return after
       .then(() => sent)
       .then(({ url }) => {
@@ -77,6 +80,8 @@ export function PhotoUploader({ photos, onChange, onUploading, errorId }: Props)
         discard(upload);
       })
       .catch((error: unknown) => {
+        // Taken out: its tile is gone already, and nothing went wrong.
+        if (stopped.signal.aborted) return;
         toast.error(`${t('profile.uploadFailed')} ${errorMessage(error, t)}`);
         if (mayPass(error)) update({ failed: true });
         else discard(upload);
@@ -138,24 +143,26 @@ export function PhotoUploader({ photos, onChange, onUploading, errorId }: Props)
           <li key={`u${upload.key}`} className="photo-slot is-uploading">
             <img src={upload.preview} alt="" />
             {upload.failed ? (
-              <>
-                <button type="button" className="photo-progress" onClick={() => send(upload)}>
-                  {t('app.retry')}
-                </button>
-                <button
-                  type="button"
-                  className="photo-action photo-remove"
-                  aria-label={t('profile.removePhoto', { n: photos.length + index + 1 })}
-                  onClick={() => discard(upload)}
-                >
-                  <CloseIcon />
-                </button>
-              </>
+              <button type="button" className="photo-progress" onClick={() => send(upload)}>
+                {t('app.retry')}
+              </button>
             ) : (
               <span className="photo-progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(upload.progress * 100)}>
                 {t('profile.uploading', { percent: Math.round(upload.progress * 100) })}
               </span>
             )}
+            <button
+              type="button"
+              className="photo-action photo-remove"
+              aria-label={t('profile.removePhoto', { n: photos.length + index + 1 })}
+              onClick={() => {
+                upload.stop?.();
+                discard(upload);
+                refocus(photos.length + index);
+              }}
+            >
+              <CloseIcon />
+            </button>
           </li>
         ))}
         {used < MAX_PHOTOS && (

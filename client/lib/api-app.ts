@@ -65,9 +65,10 @@ const del = <T>(path: string) => again(() => http.del<T>(path));
  * and no answer (a party's half-dead Wi-Fi), which left the photo "uploading" and the profile
  * unsavable for good.
  */
-function uploadFile(file: File, onProgress?: (fraction: number) => void): Promise<{ url: string }> {
+function uploadFile(file: File, onProgress?: (fraction: number) => void, signal?: AbortSignal): Promise<{ url: string }> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
+    signal?.addEventListener('abort', () => xhr.abort());
     let timer: ReturnType<typeof setTimeout> | undefined;
     const wait = () => {
       clearTimeout(timer);
