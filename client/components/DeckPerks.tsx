@@ -40,8 +40,9 @@ export function useDecide() {
         plan.showNotice('likes');
         return false;
       }
-      const card = useDeck.getState().current;
       const reaction = act(action);
+      // The card it sent away: the one on top, or the one under it if that one was leaving.
+      const card = useDeck.getState().current;
       if (!reaction || !card) return true;
       // Answered on another phone while this decision is on its way: stored there, it does not come back.
       const elsewhere = watchAnswers();

@@ -19,6 +19,11 @@ interface Props {
   settled?: boolean;
   /** Something shows over the deck (a match's overlay): a drag under way as it came decides nothing. */
   covered?: boolean;
+  /**
+   * The next card, under the one leaving: a flick there is about it (it comes up at once), as the
+   * fingers of a party go. The keyboard, screen readers and the page's `SWIPE_CARD` know only the one on top.
+   */
+  under?: boolean;
 }
 
 
@@ -26,7 +31,7 @@ interface Props {
  * One deck card. The drag runs on springs outside React's render (transform and opacity only), so
  * a drag costs no re-render: past ±100 px it is a decision, short of it the card springs back.
  */
-export function SwipeCard({ card, exitOffset, onDecide, onOpen, settled = false, covered = false }: Props) {
+export function SwipeCard({ card, exitOffset, onDecide, onOpen, settled = false, covered = false, under = false }: Props) {
   const t = useT();
   const [{ x, y }, spring] = useSpring(() => ({ x: 0, y: 0 }));
   const photo = usePhotoOrAvatar(card.name, card.image);
@@ -68,12 +73,14 @@ export function SwipeCard({ card, exitOffset, onDecide, onOpen, settled = false,
     // name is said once, from the heading: what it does names no one again.
     <animated.div
       {...bind()}
-      className="swipe-card"
-      data-testid="swipe-card"
-      data-card-id={card.id}
+      className={under ? 'swipe-card swipe-card-next' : 'swipe-card'}
+      data-testid={under ? undefined : 'swipe-card'}
+      data-card-id={under ? undefined : card.id}
       data-settled={settled}
-      style={{ x, y, rotate: x.to(rotationFor), opacity: x.to(cardOpacityFor) }}
-      tabIndex={0}
+      aria-hidden={under || undefined}
+      // Leaving, it lets the fingers through to the card coming up under it.
+      style={{ x, y, rotate: x.to(rotationFor), opacity: x.to(cardOpacityFor), pointerEvents: exitOffset === null ? undefined : 'none' }}
+      tabIndex={under ? -1 : 0}
       role="button"
       onKeyDown={(event) => {
         if (event.key === 'Enter' || event.key === ' ') {

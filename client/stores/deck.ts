@@ -24,7 +24,7 @@ interface DeckState {
   /** null until the first load: the list starts unloaded. */
   queue: DeckCard[] | null;
   current: DeckCard | null;
-  /** The card on its way out and where it goes; the next card comes up after SWIPE_EXIT_MS. */
+  /** The card on its way out and where it goes; the next card comes up after SWIPE_EXIT_MS, or at a decision about it. */
   exiting: { id: number; offset: number } | null;
   /** The card on its way out whose decision did not count (`restore`): the exit brings it back, not the next card. */
   returning: number | null;
@@ -75,7 +75,10 @@ interface DeckState {
    * is found gone from the deck.
    */
   refresh: () => Promise<void>;
-  /** Sends the current card away; answers the reaction's request (null when there was nothing to act on). */
+  /**
+   * Sends the current card away, or the one under it while that one leaves (which then comes up at
+   * once); answers the reaction's request (null when there was nothing to act on).
+   */
   act: (action: Reaction) => Promise<ReactionResult> | null;
   /**
    * Sends a reaction from outside the deck (a profile page, the likes list), whose caller shows a
@@ -171,6 +174,9 @@ const initialState = () => ({
 });
 
 export const useDeck = create<DeckState>()((set, get) => {
+  /** The end of the exit of the card leaving, if one is: the next card comes up (`act`). */
+  let bringUpNext: (() => void) | null = null;
+
   /** A reaction sent; `answerShowsMatch`: a like whose caller shows its match from the answer (`likesInFlight`). */
   function send(other: number, action: Reaction, { answerShowsMatch }: { answerShowsMatch: boolean }) {
     const tracked = action === 'like' && answerShowsMatch;
@@ -328,8 +334,13 @@ export const useDeck = create<DeckState>()((set, get) => {
       get().matched(user.id, { conversationId, name: user.name, image: user.image });
     },
     act(action) {
-      const { current, exiting } = get();
-      if (!current || exiting) return null;
+      const { exiting, returning } = get();
+      // Coming back instead of leaving (its decision did not count), the card keeps the one behind it hidden.
+      if (exiting && returning === exiting.id) return null;
+      // A decision while a card leaves (a fast second flick) is about the one under it: it comes up now.
+      if (exiting) bringUpNext?.();
+      const { current } = get();
+      if (!current) return null;
       set((state) => ({
         exiting: { id: current.id, offset: exitOffsetFor(action) },
         decidedDuringRequest: added(state.decidedDuringRequest, current.id),
@@ -345,7 +356,10 @@ export const useDeck = create<DeckState>()((set, get) => {
         })
         .catch((error: unknown) => logFailure('Reaction failed', error))
         .finally(() => set((state) => ({ cardsInFlight: removed(state.cardsInFlight, current) })));
-      setTimeout(() => {
+      const cameUp = () => {
+        // Brought up already, by a decision on the next card before the end of this one's exit.
+        if (bringUpNext !== cameUp) return;
+        bringUpNext = null;
         // Signed out while the card was on its way out: the deck is someone else's now (or no one's).
         if (!sameSession()) return;
         if (get().returning === current.id && get().current?.id === current.id) {
@@ -359,7 +373,9 @@ export const useDeck = create<DeckState>()((set, get) => {
         // Fetched before the queue runs dry, so that the empty deck never flashes between pages.
         if (!next) void get().load();
         else if (rest.length <= DECK_REFILL_AT) void get().refill();
-      }, SWIPE_EXIT_MS);
+      };
+      bringUpNext = cameUp;
+      setTimeout(cameUp, SWIPE_EXIT_MS);
       return reaction;
     },
     held(id) {
@@ -435,6 +451,7 @@ export const useDeck = create<DeckState>()((set, get) => {
     reset() {
       get().matchTimer?.cancel();
       matchPhotos.clear();
+      bringUpNext = null;
       set(initialState());
     },
   };

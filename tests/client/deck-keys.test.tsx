@@ -112,6 +112,21 @@ describe('the deck’s arrow keys', () => {
     expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('3');
   });
 
+  it('decide about the card coming up for an arrow pressed again while the card before leaves', () => {
+    const press = (key: string) => act(() => void document.body.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true })));
+    press('ArrowRight');
+    act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS / 3));
+    press('ArrowLeft');
+    expect(api.react.mock.calls).toEqual([
+      [2, 'like'],
+      [3, 'dislike'],
+    ]);
+    expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('3');
+    act(() => void vi.advanceTimersByTime(SWIPE_EXIT_MS));
+    expect(screen.getByTestId('swipe-card').dataset.cardId).toBe('4');
+    expect(api.react).toHaveBeenCalledTimes(2);
+  });
+
   it('leave Enter held down on a button of the deck to press it once, not again on the cards that come up', () => {
     const like = screen.getByRole('button', { name: enApp['deck.like'] });
     like.focus();

@@ -16,7 +16,7 @@ import { FREE_DAILY_LIKES } from '../../shared/constants';
 import { en } from '../../shared/i18n/en';
 import { es } from '../../shared/i18n/es';
 import { checkIn, makeEvent } from '../helpers/events';
-import { makeCompletedUser, type TestUser } from '../helpers/factories';
+import { birthDateForAge, makeCompletedUser, type TestUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { imageBytes } from '../helpers/images';
 import { endCancelledTestPlan, subscribeThroughTestCheckout } from '../helpers/plan';
@@ -397,6 +397,69 @@ describe.skipIf(!ready)('the paid plan in the browser (Chromium, 390×844)', { t
     expect(await details.textContent()).not.toMatch(/trial/i);
     // No trial: the year's price is charged at once.
     expect(await details.textContent()).toContain('$120 today, then every year, unless you cancel');
+  });
+
+  it('a fast second flick decides the card that came up under it: each decision sent once, undo and the match for the right one', async () => {
+    // Only one another's decks (nobody else in the suite is 66), so that the order is theirs alone.
+    const sameAge = { date_of_birth: birthDateForAge(66), min_matching_age: 66, max_matching_age: 66 };
+    const me = await makeCompletedUser(app.server, { name: 'Flo', ...sameAge });
+    await subscribeThroughTestCheckout(app.server, me, 'yearly');
+    const names = ['Gil', 'Hal', 'Ivo', 'Jan', 'Kai', 'Lou'];
+    const others = await Promise.all(names.map((name) => makeCompletedUser(app.server, { name, ...sameAge })));
+    const { page, shot } = await phoneFor(me);
+    await page.setViewportSize({ width: 360, height: 740 });
+    const sent: unknown[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/matching/') sent.push(request.postDataJSON());
+    });
+    const dealt = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/users/matching-profiles/');
+    await page.goto(`${app.server.url}/app/home/`);
+    const [a, b, c, d, e, f] = ((await (await dealt).json()) as { results: { id: number }[] }).results.map((card) => others.find((other) => other.id === card.id)!);
+    // The third liked me first: liked back, it is a match.
+    await react(c!, me, 'like');
+    const onTop = () => page.getByTestId('swipe-card').getAttribute('data-card-id');
+    await expect.poll(onTop).toBe(String(a!.id));
+    const box = (await page.getByTestId('swipe-card').boundingBox())!;
+    const start = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+    /** A flick as at a party: 160 px in a few moves, the next one at once after it, while the card before leaves. */
+    const flick = async (dx: number) => {
+      await page.mouse.move(start.x, start.y);
+      await page.mouse.down();
+      for (let step = 1; step <= 4; step += 1) await page.mouse.move(start.x + (step * dx) / 4, start.y);
+      await page.mouse.up();
+    };
+    const decision = (user: TestUser | undefined, response: string) => ({ other: user!.id, response });
+
+    await flick(160);
+    await flick(-160);
+    await expect.poll(onTop).toBe(String(c!.id));
+    await expect.poll(() => sent).toEqual([decision(a, 'like'), decision(b, 'dislike')]);
+    await shot('13-deck-second-flick');
+    // Undo brings back the one the second flick passed on.
+    await deckSettled(page);
+    const undo = page.getByRole('button', { name: en['deck.undo'] });
+    await expect.poll(() => undo.isEnabled()).toBe(true);
+    await undo.click();
+    await expect.poll(onTop).toBe(String(b!.id));
+
+    // A second flick's like that makes a match shows it.
+    await keepMatchOverlay(page);
+    await flick(-160);
+    await flick(160);
+    const overlay = page.locator('.match-overlay');
+    await overlay.getByText(en['deck.match.title']).waitFor();
+    expect(await overlay.textContent()).toContain(names[others.indexOf(c!)]);
+    await page.keyboard.press('Escape');
+    await overlay.waitFor({ state: 'detached' });
+    await expect.poll(onTop).toBe(String(d!.id));
+
+    // Keys as fast decide the same way.
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(onTop).toBe(String(f!.id));
+    await expect
+      .poll(() => sent)
+      .toEqual([decision(a, 'like'), decision(b, 'dislike'), decision(b, 'dislike'), decision(c, 'like'), decision(d, 'dislike'), decision(e, 'dislike')]);
   });
 
   it('says a checkout that could not open where the button was pressed, on a small phone', async () => {

@@ -99,13 +99,17 @@ export function Home() {
   }, [onTop]);
   const settled = onTop !== undefined && settledOn === onTop;
   useDeckFocusKept(onTop);
+  // While a card leaves, its buttons say they are unavailable but stay focusable: a disabled button
+  // would drop a keyboard user's focus to the page after each press.
+  const busy = exiting !== null;
   /**
-   * A button's press. A tap on a card not yet seen is the second of a double tap meant for the card
-   * before, and does nothing; a press from the keyboard (`detail` 0) cannot be one. Drags of the card
-   * are its own, and decide at once.
+   * A button's press: none while a card leaves (a double tap's second). A tap on a card not yet seen is
+   * the second of a double tap meant for the card before, and does nothing; a press from the keyboard
+   * (`detail` 0) cannot be one. Drags of the card are its own, and decide at once, as do the arrow
+   * keys: while a card leaves, about the one coming up under it.
    */
   const press = (action: Reaction) => (event: MouseEvent) => {
-    if (event.detail === 0 || settled) act(action);
+    if (!busy && (event.detail === 0 || settled)) act(action);
   };
 
   useEffect(() => {
@@ -170,16 +174,19 @@ export function Home() {
     );
   }
 
-  // While a card leaves, its buttons say they are unavailable but stay focusable (the store ignores a
-  // second decision): a disabled button would drop a keyboard user's focus to the page after each press.
-  const busy = exiting !== null;
   // Who is on the card now, said once it is there, after the decision that brought them up: the
   // buttons keep the focus as the cards change.
   const news = exiting ? '' : `${decisionBefore(current.id)}${isolatedText(current.name)}, ${current.age}`;
+  const next = queue[0];
   return (
     <DeckPage className="deck" news={news}>
       <div className="deck-stack">
-        {queue[0] && <div className="swipe-card swipe-card-next" aria-hidden="true" style={{ backgroundImage: queue[0].image ? `url("${queue[0].image}")` : undefined }} />}
+        {next && exiting ? (
+          // The same card as it comes up (its key): a drag begun on it goes on.
+          <SwipeCard key={next.id} card={next} exitOffset={null} onDecide={act} onOpen={() => navigate(`/app/profiles/${next.id}`)} covered={matchShown} under />
+        ) : (
+          next && <div className="swipe-card swipe-card-next" aria-hidden="true" style={{ backgroundImage: next.image ? `url("${next.image}")` : undefined }} />
+        )}
         <SwipeCard
           key={current.id}
           card={current}
