@@ -21,7 +21,10 @@ export interface MatchOverlay {
 }
 
 interface DeckState {
-  /** null until the first load: the list starts unloaded. */
+  /**
+   * null until the first load (the list starts unloaded), and again when the cards ran out before the
+   * server's next ones came: the deck says it is loading, and that it is empty only once the server has.
+   */
   queue: DeckCard[] | null;
   current: DeckCard | null;
   /** The card on its way out and where it goes; the next card comes up after SWIPE_EXIT_MS, or at a decision about it. */
@@ -369,7 +372,8 @@ export const useDeck = create<DeckState>()((set, get) => {
         }
         const queue = get().queue ?? [];
         const [next = null, ...rest] = queue;
-        set({ current: next, queue: rest, exiting: null, returning: null, decided: { on: next?.id ?? null, name: current.name, action } });
+        // Run dry: loading (`queue`) until the server says what is left.
+        set({ current: next, queue: next ? rest : null, exiting: null, returning: null, decided: { on: next?.id ?? null, name: current.name, action } });
         // Fetched before the queue runs dry, so that the empty deck never flashes between pages.
         if (!next) void get().load();
         else if (rest.length <= DECK_REFILL_AT) void get().refill();

@@ -9,10 +9,10 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../server/db/client';
 import { en } from '../../shared/i18n/en';
-import { makeCompletedUser } from '../helpers/factories';
+import { birthDateForAge, makeCompletedUser } from '../helpers/factories';
 import { client } from '../helpers/http';
 import { tcpProxy } from '../helpers/tcp-proxy';
-import { deckSettled, hasChromium, openPhone } from './helpers';
+import { deckSettled, hasChromium, holdAnswers, keepShot, openPhone } from './helpers';
 import { appInChromium } from './suite';
 
 const ready = hasChromium();
@@ -72,6 +72,38 @@ describe.skipIf(!ready)('the app on a network that drops (Chromium, 390×844)', 
     await context.setOffline(false);
     await page.getByText(en['deck.match.title']).waitFor();
     expect(await anasLikes()).toEqual([{ kind: 'like' }]);
+    await context.close();
+  });
+  it('says the deck is loading, never that nobody is left, until a slow server has answered', async () => {
+    // Only each other in their decks (nobody else in the suite is 70): one card to see.
+    const elderly = { date_of_birth: birthDateForAge(70), min_matching_age: 70, max_matching_age: 70 };
+    const viewer = await makeCompletedUser(app.server, { name: 'Vera', ...elderly });
+    const other = await makeCompletedUser(app.server, { name: 'Olga', ...elderly });
+    const { context, page } = await openPhone(app.browser, { token: viewer.token, language: 'en' });
+    await page.setViewportSize({ width: 360, height: 740 });
+    const empty = page.getByText(en['deck.empty']);
+    const loading = page.getByRole('status').getByText(en['deck.loading']);
+
+    // The first page is slow to come.
+    let answer = await holdAnswers(page, '**/api/users/matching-profiles/**');
+    await page.goto(`${app.server.url}/app/home/`);
+    await loading.waitFor();
+    expect(await empty.count()).toBe(0);
+    await page.unroute('**/api/users/matching-profiles/**');
+    answer();
+    await page.locator(`[data-testid="swipe-card"][data-card-id="${other.id}"]`).waitFor();
+
+    // The last card decided, the deck asks for more: until the server says there are none, it is loading.
+    answer = await holdAnswers(page, '**/api/users/matching-profiles/**');
+    const asked = page.waitForRequest((request) => new URL(request.url()).pathname === '/api/users/matching-profiles/');
+    await page.keyboard.press('ArrowLeft');
+    await asked;
+    await page.getByTestId('swipe-card').waitFor({ state: 'detached' });
+    await keepShot(page, 'bad-network-deck-waiting');
+    expect(await loading.isVisible()).toBe(true);
+    expect(await empty.count()).toBe(0);
+    answer();
+    await empty.waitFor();
     await context.close();
   });
 });

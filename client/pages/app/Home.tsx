@@ -98,7 +98,8 @@ export function Home() {
     return () => clearTimeout(timer);
   }, [onTop]);
   const settled = onTop !== undefined && settledOn === onTop;
-  useDeckFocusKept(onTop);
+  // Loading (null), the deck has no place for the keyboard yet: it goes to what comes, a card or the empty deck's words.
+  useDeckFocusKept(queue === null ? null : onTop);
   // While a card leaves, its buttons say they are unavailable but stay focusable: a disabled button
   // would drop a keyboard user's focus to the page after each press.
   const busy = exiting !== null;
@@ -232,7 +233,7 @@ export function Home() {
  * empty deck to the card that fills it (someone arrived, back online), or from its undo to the
  * deck's. Not <body>, from which the next Tab, or a screen reader, starts over from the top of the page.
  */
-function useDeckFocusKept(onTop: number | undefined) {
+function useDeckFocusKept(onTop: number | null | undefined) {
   const focused = useRef<Element | null>(null);
   useEffect(() => {
     // The element removed with the focus on it fires no event: the last of the deck's to take it is
