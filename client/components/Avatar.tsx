@@ -3,20 +3,29 @@ import { generatedAvatar } from '../lib/avatar';
 import { thumbnail } from '../lib/photos';
 
 /**
- * The `src` for someone's photo: the photo, or initials on a colour made from the name when there is
- * none or it no longer loads (a photo its owner has since removed is deleted from the server).
+ * The photos among those shown that did not load: left out, and tried again when the phone is back
+ * online (one that failed offline loads then; one its owner has since removed, deleted from the
+ * server, fails again).
  */
-export function usePhotoOrAvatar(name: string, image: string | null | undefined) {
-  const [broken, setBroken] = useState<string | null>(null);
-  // One that failed while the phone was offline (a card come up with no connection) is tried again when it is back.
+export function useBrokenPhotos() {
+  const [broken, setBroken] = useState<readonly string[]>([]);
   useEffect(() => {
-    if (!broken) return;
-    const retry = () => setBroken(null);
+    if (!broken.length) return;
+    const retry = () => setBroken([]);
     window.addEventListener('online', retry);
     return () => window.removeEventListener('online', retry);
   }, [broken]);
-  const photo = image && image !== broken ? image : null;
-  return { src: photo ?? generatedAvatar(name), onError: () => photo && setBroken(photo) };
+  return { broken, broke: (url: string) => setBroken((current) => (current.includes(url) ? current : [...current, url])) };
+}
+
+/**
+ * The `src` for someone's photo: the photo, or initials on a colour made from the name when there is
+ * none or it no longer loads (`useBrokenPhotos`).
+ */
+export function usePhotoOrAvatar(name: string, image: string | null | undefined) {
+  const { broken, broke } = useBrokenPhotos();
+  const photo = image && !broken.includes(image) ? image : null;
+  return { src: photo ?? generatedAvatar(name), onError: () => photo && broke(photo) };
 }
 
 /** A photo, or initials on a colour made from the name when there is none; the photo's thumbnail. */

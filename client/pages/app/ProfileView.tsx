@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { PROFILE_MATCH_OVERLAY_MS, type Reaction } from '../../../shared/constants';
 import type { PublicProfile } from '../../../shared/schemas/users';
-import { Avatar } from '../../components/Avatar';
+import { Avatar, useBrokenPhotos } from '../../components/Avatar';
 import { CloseIcon, HeartIcon, SkipIcon } from '../../components/Icons';
 import { ChevronLeft, ChevronRight } from '../../components/AppIcons';
 import { Loading } from '../../components/Loading';
@@ -87,15 +87,8 @@ export function ProfileView({ id }: { id: number }) {
   useRetryWhenBackOnline(failed, retry);
 
   const loaded = typeof profile === 'object' ? profile : null;
-  // A photo that does not load is left out: its owner removed it since (it is deleted from the server),
-  // or the phone is offline, and it comes back with the connection.
-  const [broken, setBroken] = useState<string[]>([]);
-  useEffect(() => {
-    if (!broken.length) return;
-    const retry = () => setBroken([]);
-    window.addEventListener('online', retry);
-    return () => window.removeEventListener('online', retry);
-  }, [broken]);
+  // A photo that does not load is left out: its owner removed it since, or the phone is offline.
+  const { broken, broke } = useBrokenPhotos();
   const photos = loaded ? photosOf(loaded).filter((url) => !broken.includes(url)) : [];
   const count = Math.max(photos.length, 1);
   // The last photo left out, the first in its place.
@@ -177,7 +170,7 @@ export function ProfileView({ id }: { id: number }) {
             src={photos[shown]}
             alt={t('profileView.photo', { n: shown + 1, total: photos.length })}
             draggable={false}
-            onError={() => setBroken((current) => [...current, photos[shown]!])}
+            onError={() => broke(photos[shown]!)}
           />
         ) : (
           <Avatar name={profile.name} image={null} size={360} />
