@@ -442,6 +442,9 @@ const checkInLockStatement = new PreparedStatement<{ userId: number }>(
   sql`select pg_advisory_xact_lock(${sql.raw(String(CHECK_IN_LOCK_SPACE))}, ${$userId}), ${banLockShared($userId)}`,
 );
 
+/** Check-in's opening: `EVENT_CHECK_IN_LEAD_MINUTES` before the start. */
+const CHECK_IN_LEAD = sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`);
+
 /**
  * Whether the event's door is open now, by the clock as this statement runs (not as its transaction
  * began: it may have waited for the user's lock), and by the event as it is now: an end by its
@@ -450,7 +453,7 @@ const checkInLockStatement = new PreparedStatement<{ userId: number }>(
  * account deletion, would queue on a party's check-ins, the deletion in a deadlock with their own).
  */
 const doorOpen = sql`exists (select 1 from ${events} w where w.id = ${$eventId}
-  and clock_timestamp() >= w.starts_at - ${sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`)}
+  and clock_timestamp() >= w.starts_at - ${CHECK_IN_LEAD}
   and clock_timestamp() < w.ends_at)`;
 
 /** An event the user left, and whether it is still live (its room is told). */
@@ -483,9 +486,6 @@ const joinStatement = new PreparedStatement<{ userId: number; eventId: number }>
 export async function leaveEvent(db: Db, userId: number): Promise<number | null> {
   return liveEventLeft(await leaveAnyStatement.run<LeftRow>(db, { userId }));
 }
-
-/** Check-in's opening: `EVENT_CHECK_IN_LEAD_MINUTES` before the start. */
-const CHECK_IN_LEAD = sql.raw(`interval '${EVENT_CHECK_IN_LEAD_MINUTES} minutes'`);
 
 /**
  * What ending an event now sets: its end; and where it had not started yet (its check-in hour), its
